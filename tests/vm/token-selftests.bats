@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# The BPF token selftests (the series' tools/testing/selftests/bpf/
+# prog_tests/token.c, built by tests/selftests/Makefile into
+# build/selftests/test_token) on the patched kernel, as root; one bats test
+# per subtest. Each subtest drops its privileges itself (effective
+# capabilities, and a forked child as uid 65534 without capabilities).
+
+BIN=${BUILD:-${TOP:-$PWD}/build}/selftests/test_token
+
+run_subtest() {
+	[ -x "$BIN" ] || { echo "missing $BIN: run 'make test-build'"; return 1; }
+	run "$BIN" -t "token/$1"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"ok 1 token/$1"* ]]
+	[[ $output != *"not ok"* ]]
+}
+
+@test "selftests token: this file runs every subtest of test_token" {
+	[ -x "$BIN" ]
+	run "$BIN" -l
+	[ "$status" -eq 0 ]
+	diff <(printf '%s\n' "$output") \
+		<(grep -oE '^@test "token/[a-z_]+"' "$BATS_TEST_FILENAME" |
+		  sed -E 's/^@test "(.*)"/\1/')
+}
+
+@test "token/token_create" { run_subtest token_create; }
+@test "token/token_create_eexist" { run_subtest token_create_eexist; }
+@test "token/token_create_flags" { run_subtest token_create_flags; }
+@test "token/token_create_non_bpffs" { run_subtest token_create_non_bpffs; }
+@test "token/token_create_relative" { run_subtest token_create_relative; }
+@test "token/token_obj_pin" { run_subtest token_obj_pin; }
+@test "token/token_derive" { run_subtest token_derive; }
+@test "token/token_fd_invalid" { run_subtest token_fd_invalid; }
+@test "token/token_cloexec" { run_subtest token_cloexec; }
+@test "token/token_get_perm" { run_subtest token_get_perm; }
+@test "token/token_create_unpriv" { run_subtest token_create_unpriv; }
+@test "token/map_token" { run_subtest map_token; }
+@test "token/map_token_unpriv" { run_subtest map_token_unpriv; }
+@test "token/map_token_lifetime" { run_subtest map_token_lifetime; }
+@test "token/btf_token" { run_subtest btf_token; }
+@test "token/btf_token_unpriv" { run_subtest btf_token_unpriv; }
+@test "token/prog_token" { run_subtest prog_token; }
+@test "token/prog_token_unpriv" { run_subtest prog_token_unpriv; }
+@test "token/prog_token_lifetime" { run_subtest prog_token_lifetime; }
+@test "token/token_info" { run_subtest token_info; }
