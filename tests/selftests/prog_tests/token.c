@@ -21,10 +21,6 @@
 #include <linux/magic.h>
 #include "cap_helpers.h"
 
-/* declared by libcap's <sys/capability.h>, implemented by glibc */
-int capget(cap_user_header_t header, cap_user_data_t data);
-int capset(cap_user_header_t header, const cap_user_data_t data);
-
 #define BPFFS_ROOT	"/sys/fs/bpf"
 /* every subtest pins below this directory and removes it at the end */
 #define TOKEN_DIR	BPFFS_ROOT "/test_token"
@@ -32,8 +28,6 @@ int capset(cap_user_header_t header, const cap_user_data_t data);
 
 /* the unprivileged user the *_unpriv subtests switch to */
 #define NOBODY_ID	65534
-
-#define UNPRIV_BPF_SYSCTL "/proc/sys/kernel/unprivileged_bpf_disabled"
 
 static int drop_priv_caps(__u64 *old_caps)
 {
@@ -86,14 +80,13 @@ static bool path_exists(const char *path)
 static int create_token(int token_fd, const char *path, __u64 cmds,
 			__u64 maps, __u64 progs, __u64 attachs)
 {
-	LIBBPF_OPTS(bpf_token_create_opts, opts,
-		.token_fd = token_fd,
-		.allowed_cmds = cmds,
-		.allowed_map_types = maps,
-		.allowed_prog_types = progs,
-		.allowed_attach_types = attachs,
-	);
+	LIBBPF_OPTS(bpf_token_create_opts, opts);
 
+	opts.token_fd = token_fd;
+	opts.allowed_cmds = cmds;
+	opts.allowed_map_types = maps;
+	opts.allowed_prog_types = progs;
+	opts.allowed_attach_types = attachs;
 	return bpf_token_create(AT_FDCWD, path, &opts);
 }
 
@@ -146,8 +139,8 @@ static int become_nobody(void)
 	/* leaving uid 0 cleared the permitted, effective and ambient sets;
 	 * clear the inheritable set as well and check that nothing is left
 	 */
-	if (!ASSERT_OK(capset(&hdr, data), "capset_none") ||
-	    !ASSERT_OK(capget(&hdr, data), "capget"))
+	if (!ASSERT_OK(syscall(__NR_capset, &hdr, data), "capset_none") ||
+	    !ASSERT_OK(syscall(__NR_capget, &hdr, data), "capget"))
 		return -1;
 	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		if (!ASSERT_EQ(data[i].effective | data[i].permitted |
@@ -185,53 +178,6 @@ static int run_as_nobody(int (*fn)(void))
 		return -1;
 
 	return 0;
-}
-
-static int read_unpriv_bpf_disabled(void)
-{
-	FILE *f = fopen(UNPRIV_BPF_SYSCTL, "r");
-	int val = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &val) != 1)
-		val = -1;
-	fclose(f);
-	return val;
-}
-
-static int write_unpriv_bpf_disabled(int val)
-{
-	FILE *f = fopen(UNPRIV_BPF_SYSCTL, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	fprintf(f, "%d", val);
-	err = fclose(f) ? -errno : 0;
-	return err;
-}
-
-/* Make sure unprivileged BPF is disabled, so that only a token can allow
- * an unprivileged BPF_MAP_CREATE or BPF_PROG_LOAD. Value 2 is used as it
- * can be changed back (1 cannot). Returns the value to restore, or -1.
- */
-static int disable_unpriv_bpf(void)
-{
-	int old = read_unpriv_bpf_disabled();
-
-	if (!ASSERT_GE(old, 0, "read_unpriv_bpf_disabled"))
-		return -1;
-	if (old == 0 &&
-	    !ASSERT_OK(write_unpriv_bpf_disabled(2), "disable_unpriv_bpf"))
-		return -1;
-	return old;
-}
-
-static void restore_unpriv_bpf(int old)
-{
-	if (old == 0)
-		ASSERT_OK(write_unpriv_bpf_disabled(old), "restore_unpriv_bpf");
 }
 
 static void subtest_token_create(void)
@@ -351,13 +297,13 @@ cleanup:
 
 static void subtest_token_create_flags(void)
 {
-	LIBBPF_OPTS(bpf_token_create_opts, opts,
-		.allowed_cmds = 1ULL << BPF_MAP_CREATE,
-	);
+	LIBBPF_OPTS(bpf_token_create_opts, opts);
 	int err;
 
 	if (!setup_token_dir())
 		goto cleanup;
+
+	opts.allowed_cmds = 1ULL << BPF_MAP_CREATE;
 
 	opts.token_flags = 1;
 	err = bpf_token_create(AT_FDCWD, TOKEN_PATH, &opts);
@@ -612,6 +558,12 @@ static const struct derive_case derive_eperm_low[] = {
 	{ "map_bit_33", 0, 1ULL << 33, 0, 0 },
 };
 
+/* ... while it does allow the low bits */
+static const struct derive_case derive_ok_low[] = {
+	{ "low_ok", 1ULL << BPF_TOKEN_CREATE, 1ULL << BPF_MAP_TYPE_HASH, 0,
+	  (1ULL << BPF_CGROUP_INET_INGRESS) | (1ULL << 31) },
+};
+
 static void check_derive(int parent_fd, const struct derive_case *c,
 			 int expect_err, const char *prefix)
 {
@@ -638,6 +590,8 @@ static void check_derivations(int parent_fd, int low_fd, int any_fd,
 		check_derive(parent_fd, &derive_ok[i], 0, prefix);
 	for (i = 0; i < ARRAY_SIZE(derive_eperm); i++)
 		check_derive(parent_fd, &derive_eperm[i], -EPERM, prefix);
+	for (i = 0; i < ARRAY_SIZE(derive_ok_low); i++)
+		check_derive(low_fd, &derive_ok_low[i], 0, prefix);
 	for (i = 0; i < ARRAY_SIZE(derive_eperm_low); i++)
 		check_derive(low_fd, &derive_eperm_low[i], -EPERM, prefix);
 
@@ -1058,6 +1012,55 @@ cleanup:
 	cleanup_token_dir();
 }
 
+#define UNPRIV_BPF_SYSCTL "/proc/sys/kernel/unprivileged_bpf_disabled"
+
+static int read_unpriv_bpf_disabled(void)
+{
+	FILE *f = fopen(UNPRIV_BPF_SYSCTL, "r");
+	int val = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+static int write_unpriv_bpf_disabled(int val)
+{
+	FILE *f = fopen(UNPRIV_BPF_SYSCTL, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%d", val);
+	err = fclose(f) ? -errno : 0;
+	return err;
+}
+
+/* Make sure unprivileged BPF is disabled, so that only a token can allow
+ * an unprivileged BPF_MAP_CREATE or BPF_PROG_LOAD. Value 2 is used as it
+ * can be changed back (1 cannot). Returns the value to restore, or -1.
+ */
+static int disable_unpriv_bpf(void)
+{
+	int old = read_unpriv_bpf_disabled();
+
+	if (!ASSERT_GE(old, 0, "read_unpriv_bpf_disabled"))
+		return -1;
+	if (old == 0 &&
+	    !ASSERT_OK(write_unpriv_bpf_disabled(2), "disable_unpriv_bpf"))
+		return -1;
+	return old;
+}
+
+static void restore_unpriv_bpf(int old)
+{
+	if (old == 0)
+		ASSERT_OK(write_unpriv_bpf_disabled(old), "restore_unpriv_bpf");
+}
+
 static int nobody_map_token(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, map_opts);
@@ -1354,21 +1357,19 @@ static const struct bpf_insn sk_insns[] = {
 static int load_xdp(const struct bpf_insn *insns, size_t insn_cnt,
 		    int token_fd)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, prog_opts,
-		.token_fd = token_fd,
-		.expected_attach_type = BPF_XDP,
-	);
+	LIBBPF_OPTS(bpf_prog_load_opts, prog_opts);
 
+	prog_opts.token_fd = token_fd;
+	prog_opts.expected_attach_type = BPF_XDP;
 	return bpf_prog_load(BPF_PROG_TYPE_XDP, "token_prog", "GPL", insns,
 			     insn_cnt, &prog_opts);
 }
 
 static int load_sk_filter(int token_fd)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, prog_opts,
-		.token_fd = token_fd,
-	);
+	LIBBPF_OPTS(bpf_prog_load_opts, prog_opts);
 
+	prog_opts.token_fd = token_fd;
 	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "token_sk", "GPL",
 			     sk_insns, ARRAY_SIZE(sk_insns), &prog_opts);
 }
