@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Text <-> bit mask conversion for the sets of a BPF token. */
+
+#ifndef __BPF_TOOL_TOKEN_NAMES_H
+#define __BPF_TOOL_TOKEN_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* The four sets a token carries, in the order of union bpf_attr.token_create
+ * and struct bpf_token_info.
+ */
+enum token_set {
+	TOKEN_SET_CMDS,		/* bit (1ULL << enum bpf_cmd) */
+	TOKEN_SET_MAPS,		/* bit (1ULL << enum bpf_map_type) */
+	TOKEN_SET_PROGS,	/* bit (1ULL << enum bpf_prog_type) */
+	TOKEN_SET_ATTACH,	/* bit (1ULL << enum bpf_attach_type) */
+	__TOKEN_SET_MAX,
+};
+
+#define TOKEN_MASK_ANY	(~0ULL)
+
+/* What the elements of a set are called in messages: "command", "map type",
+ * "program type", "attach type". NULL for an invalid set.
+ */
+const char *token_set_what(enum token_set set);
+
+/* Canonical (lower case, unprefixed) name of bit @bit of @set: the enum
+ * bpf_cmd name without "BPF_" for commands, libbpf's
+ * libbpf_bpf_{map,prog,attach}_type_str() for types. NULL if the bit has no
+ * name.
+ */
+const char *token_bit_name(enum token_set set, unsigned int bit);
+
+/* Parse @str, a list of elements separated by ',' or ':'. An element is a
+ * name (case-insensitive, with or without the enum prefix, e.g. "prog_load",
+ * "BPF_PROG_LOAD"), "any" (all 64 bits), or a mask given as a hexadecimal
+ * ("0x...") or decimal number. The bits of all elements are OR-ed into
+ * *@mask.
+ *
+ * Returns 0 on success. On error, returns a negative errno, leaves *@mask
+ * untouched and, if @err is not NULL, writes a one-line message naming the
+ * bad word to @err:
+ *   -EINVAL  empty list, or an empty element (",," or a trailing ',')
+ *   -ENOENT  a word that is neither a name, "any" nor a number
+ *   -ERANGE  a number that does not fit in 64 bits
+ */
+int token_parse_list(enum token_set set, const char *str, __u64 *mask,
+		     char *err, size_t err_sz);
+
+/* Textual form of @mask: calls @cb once per element, in this order: "any"
+ * alone if all 64 bits are set; otherwise the names of the known bits in bit
+ * order, then one "0x..." element with all the bits that have no name. An
+ * empty mask produces no element.
+ */
+typedef void (*token_name_cb)(const char *name, void *ctx);
+void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
+			 void *ctx);
+
+/* The same elements joined with @sep into @buf, with snprintf() semantics:
+ * returns the length of the full string, writes at most @size bytes.
+ */
+int token_mask_snprintf(char *buf, size_t size, enum token_set set,
+			__u64 mask, const char *sep);
+
+#endif
