@@ -1,0 +1,114 @@
+# bpf-token build and test pipeline. See README.md.
+#
+#   make demo     build everything, boot the patched kernel, run scripts/demo.sh
+#   make check    build everything, host tests, VM tests, `N passed, N failed`
+#
+# Every step is incremental: a second `make check` with no change only reruns
+# the tests.
+
+SHELL := /bin/bash
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(TOP)/build
+KSRC := $(BUILD)/linux
+KOBJ := $(BUILD)/kobj
+export TOP BUILD KSRC KOBJ
+
+# Test programs are built against the patched libbpf and UAPI, never the
+# host's <linux/bpf.h>.
+LIBBPF_DIR := $(BUILD)/libbpf
+LIBBPF_A := $(LIBBPF_DIR)/libbpf.a
+LIBBPF_INCLUDE := $(LIBBPF_DIR)/include
+UAPI_INCLUDE := $(KSRC)/tools/include/uapi
+BPFTOOL := $(BUILD)/bpftool/bpftool
+TEST_BIN := $(BUILD)/tests
+TEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter \
+	-I$(UAPI_INCLUDE) -I$(LIBBPF_INCLUDE)
+TEST_LDLIBS := $(LIBBPF_A) -lelf -lz
+
+# Variables handed to tests/selftests/Makefile and tests/progs/Makefile.
+SUBMAKE_VARS := TOP=$(TOP) KSRC=$(KSRC) LIBBPF_A=$(LIBBPF_A) \
+	LIBBPF_INCLUDE=$(LIBBPF_INCLUDE) UAPI_INCLUDE=$(UAPI_INCLUDE) \
+	TOOLS_INCLUDE=$(KSRC)/tools/include BPFTOOL=$(BPFTOOL) CLANG=clang \
+	LLVM_STRIP=llvm-strip
+
+HELPER_SRCS := $(wildcard $(TOP)/tests/helpers/*.c)
+HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
+
+.PHONY: all help deps tree export-patches kernel libbpf bpftool install \
+	test-build test-host test-vm check demo vm-shell clean distclean
+
+all: kernel libbpf bpftool test-build
+
+help:
+	@sed -n '3,7p' $(TOP)/Makefile | sed 's/^# *//'
+	@echo 'steps: deps tree kernel libbpf bpftool install test-build test-host test-vm'
+	@echo 'other: export-patches vm-shell clean distclean'
+
+deps:
+	@$(TOP)/scripts/deps.sh
+
+tree: deps
+	@$(TOP)/scripts/tree.sh prepare
+
+export-patches:
+	@$(TOP)/scripts/tree.sh export
+
+kernel: tree
+	@$(TOP)/scripts/kernel.sh
+
+libbpf: tree
+	@$(TOP)/scripts/libbpf.sh
+
+bpftool: tree
+	@$(TOP)/scripts/bpftool.sh build
+
+# make install [PREFIX=/usr/local] [DESTDIR=]
+install: bpftool
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/bpftool.sh install
+
+# Test binaries: tests/helpers/*.c -> build/tests/*, then every
+# tests/<dir>/Makefile (tests/progs first: BPF programs the others may use),
+# called with $(SUBMAKE_VARS) and OUTPUT=build/<dir>/.
+TEST_SUBDIRS := $(notdir $(patsubst %/Makefile,%,$(wildcard $(TOP)/tests/*/Makefile)))
+TEST_SUBDIRS := $(filter progs,$(TEST_SUBDIRS)) $(filter-out progs,$(TEST_SUBDIRS))
+
+test-build: libbpf bpftool
+	@$(MAKE) --no-print-directory test-helpers
+	@set -e; for d in $(TEST_SUBDIRS); do \
+		$(MAKE) --no-print-directory -C $(TOP)/tests/$$d $(SUBMAKE_VARS) \
+			PROGS_OUTPUT=$(BUILD)/progs/ OUTPUT=$(BUILD)/$$d/; \
+	done
+
+.PHONY: test-helpers
+test-helpers: $(HELPERS)
+	@:
+
+$(TEST_BIN)/%: $(TOP)/tests/helpers/%.c $(LIBBPF_A)
+	@mkdir -p $(TEST_BIN)
+	@echo "  CC      $(@:$(TOP)/%=%)"
+	@$(CC) $(TEST_CFLAGS) $< $(TEST_LDLIBS) -o $@
+
+test-host: test-build
+	@$(TOP)/scripts/run-tests.sh host
+
+test-vm: kernel test-build
+	@$(TOP)/scripts/run-tests.sh vm
+
+check: kernel libbpf bpftool test-build
+	@$(TOP)/scripts/run-tests.sh all
+
+demo: kernel bpftool test-build
+	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
+
+vm-shell: kernel bpftool
+	@$(TOP)/scripts/vm-run.sh --shell
+
+# clean keeps the tree (and its commits) and the ccache; distclean removes
+# all of build/ except build/linux, which may hold unexported work.
+clean:
+	rm -rf $(BUILD)/libbpf $(BUILD)/bpftool $(BUILD)/bpftool-src \
+		$(BUILD)/bpftool-stage $(BUILD)/tests $(BUILD)/progs $(BUILD)/selftests \
+		$(BUILD)/test-results $(BUILD)/vm-out
+
+distclean: clean
+	rm -rf $(KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Build bzImage from build/linux into build/kobj (O=) through ccache.
+# The .config is tinyconfig + kernel/config; it is regenerated only when the
+# fragment changed, and every option the fragment sets is checked to have
+# stuck (merge_config.sh only warns).
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+FRAG=$TOP/kernel/config
+[[ -f $KSRC/Makefile ]] || die "no kernel tree in $KSRC: run 'make tree'"
+mkdir -p "$KOBJ"
+
+# Absolute paths under $TOP become relative in ccache's hash, so clones of the
+# project elsewhere (CI) share the cache.
+export CCACHE_BASEDIR=$TOP
+kmake() { make -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc "$@"; }
+
+# Every `CONFIG_X=v` and `# CONFIG_X is not set` line of the fragment must be
+# in .config as is.
+verify_config() {
+	local line sym bad=0
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" "$KOBJ/.config" || { echo "  wanted $line" >&2; bad=1; } ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			! grep -q "^$sym=" "$KOBJ/.config" || { echo "  wanted $line" >&2; bad=1; } ;;
+		esac
+	done <"$FRAG"
+	[[ $bad == 0 ]] || die "kernel/config options did not stick in build/kobj/.config" \
+		"(missing dependencies?); see above"
+}
+
+if [[ ! -f $KOBJ/.config ]] || ! cmp -s "$FRAG" "$KOBJ/.fragment"; then
+	log "kernel: generating .config (tinyconfig + kernel/config)"
+	rm -f "$KOBJ/.fragment"
+	kmake -s tinyconfig >/dev/null
+	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" "$FRAG" >"$KOBJ/merge.log" 2>&1 ||
+		{ cat "$KOBJ/merge.log" >&2; die "merge_config.sh failed"; }
+	kmake -s olddefconfig
+	verify_config
+	cp "$FRAG" "$KOBJ/.fragment"
+else
+	# Picks up Kconfig changes from the series; leaves .config untouched when
+	# nothing changed.
+	kmake -s olddefconfig
+	verify_config
+fi
+
+log "kernel: make bzImage"
+kmake -j"$JOBS" bzImage
+echo "kernel: $(cat "$KOBJ/include/config/kernel.release") $KOBJ/arch/x86/boot/bzImage"

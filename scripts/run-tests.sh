@@ -1,0 +1,78 @@
+#!/bin/bash
+# Run the test suites and sum their TAP results.
+#
+#   run-tests.sh host   tests/host/*.bats on the host
+#   run-tests.sh vm     tests/vm/*.bats in one VM boot (one bats invocation)
+#   run-tests.sh all    both
+#
+# TAP goes to build/test-results/*.tap; the last line printed is
+# `N passed, N failed` (`, N skipped` when there are skips; a skip is never
+# counted as passed). Exits non-zero on any failure.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+RES=$BUILD/test-results
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+mkdir -p "$RES"
+
+# Environment the tests can rely on (on the host and in the VM).
+export TOP BUILD KSRC KOBJ
+export BPFTOOL=$BUILD/bpftool/bpftool TEST_BIN=$BUILD/tests
+
+have_bats() { compgen -G "$TOP/tests/$1/*.bats" >/dev/null; }
+
+run_host() {
+	rm -f "$RES/host.tap"
+	have_bats host || return 0
+	log "host tests"
+	(cd "$TOP" && bats --tap tests/host) 2>&1 | tee "$RES/host.tap" || true
+	ran+=("$RES/host.tap")
+}
+
+run_vm() {
+	local out=$BUILD/vm-out/check rc=0
+	rm -f "$RES/vm.tap"
+	have_bats vm || return 0
+	log "VM tests (one boot, TCG; timeout ${VM_TIMEOUT}s)"
+	"$TOP/scripts/vm-run.sh" --timeout "$VM_TIMEOUT" --out "$out" -- \
+		env TOP="$TOP" BUILD="$BUILD" KSRC="$KSRC" KOBJ="$KOBJ" BPFTOOL="$BPFTOOL" \
+		TEST_BIN="$TEST_BIN" bats --tap tests/vm || rc=$?
+	tr -d '\r' <"$out/output" >"$RES/vm.tap" 2>/dev/null || true
+	# The kernel's own health during the whole run counts as one more test.
+	case $rc in
+	124) echo "not ok 9999 vm: finished before the hard timeout (${VM_TIMEOUT}s)" ;;
+	125) echo "not ok 9999 vm: kernel log free of panic/Oops/BUG/WARNING (see console tail above)" ;;
+	*) echo "ok 9999 vm: kernel log free of panic/Oops/BUG/WARNING" ;;
+	esac >>"$RES/vm.tap"
+	ran+=("$RES/vm.tap")
+}
+
+# Sum ok / not ok / skip over the TAP files; tests announced by a plan
+# (`1..N`) but never reported (a crashed run) count as failed.
+summary() {
+	awk '
+	function flush() { if (plan > seen) missing += plan - seen; plan = 0; seen = 0 }
+	FNR == 1 { flush() }
+	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+	/^ok / { if (tolower($0) ~ /# skip/) skipped++; else passed++; if ($2 != 9999) seen++ }
+	/^not ok / { failed++; if ($3 != 9999) seen++ }
+	END {
+		flush()
+		failed += missing
+		line = (passed + 0) " passed, " (failed + 0) " failed"
+		if (skipped) line = line ", " skipped " skipped"
+		print line
+		exit failed > 0
+	}' "$@"
+}
+
+ran=()
+case ${1:-all} in
+host) run_host ;;
+vm) run_vm ;;
+all) run_host; run_vm ;;
+*) die "usage: $0 host|vm|all" ;;
+esac
+
+[[ ${#ran[@]} -gt 0 ]] || die "no test suites found under tests/"
+summary "${ran[@]}"

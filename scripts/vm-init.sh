@@ -1,0 +1,51 @@
+#!/bin/bash
+# PID 1 of the test VM started by scripts/vm-run.sh (passed as init=).
+# The root is the host's / over 9p, read-only. The kernel command line gives:
+#   vm_out    per-run directory shared read-write with the host (9p tag vmout):
+#             holds `cmd` (the command), receives `output`, `dmesg`, `status`
+#   vm_dir    the directory to run the command from (the project)
+#   vm_shell  1 for an interactive shell on ttyS0
+# No `set -e`: whatever happens, the VM must reach the reboot at the end.
+set -uo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+for d in /tmp /run /var/tmp /var/log /root; do
+	mount -t tmpfs -o mode=0755 tmpfs "$d"
+done
+chmod 1777 /tmp /var/tmp /dev/shm
+mount -t bpf bpf /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmout "$vm_out"
+ip link set lo up 2>/dev/null
+hostname bpf-token-vm 2>/dev/null
+
+status=1
+if cd "$vm_dir"; then
+	if [[ ${vm_shell:-0} == 1 ]]; then
+		echo "bpf-token VM: $(uname -r), cwd $PWD. 'exit' powers off."
+		setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+		status=$?
+	else
+		bash "$vm_out/cmd" </dev/null 2>&1 | tee "$vm_out/output"
+		status=${PIPESTATUS[0]}
+	fi
+fi
+
+dmesg >"$vm_out/dmesg" 2>&1
+echo "$status" >"$vm_out/status"
+sync
+umount "$vm_out"
+echo "vm-init: command exited with status $status"
+# -ff: reboot(2) right away (systemctl cannot reach a systemd here); with
+# QEMU's -no-reboot the reset ends QEMU.
+reboot -ff
+echo b >/proc/sysrq-trigger 2>/dev/null
+sleep 5

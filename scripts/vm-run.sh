@@ -1,0 +1,111 @@
+#!/bin/bash
+# Boot build/kobj's bzImage under QEMU and run one command in it as root.
+#
+#   vm-run.sh [--timeout SECONDS] [--shell] [--out DIR] -- CMD [ARG...]
+#
+# The guest's root is the host's `/` over virtio-9p, read-only; the guest init
+# (scripts/vm-init.sh) puts tmpfs where writes are needed, mounts BPF FS at
+# /sys/fs/bpf, runs CMD from the project directory and writes its exit status,
+# its output and the guest's dmesg into a per-run directory shared read-write.
+# Exit status: CMD's status; 125 if the kernel panicked, oopsed or printed a
+# WARNING/BUG, or no status came back (console tail printed); 124 on the hard
+# timeout.
+#
+# Environment: VM_KVM=1 uses KVM (off by default: KVM guests hang on the CI
+# machines), VM_MEM (default 2G), VM_CPUS (default 1), VM_APPEND extra kernel
+# arguments, KERNEL (default build/kobj/arch/x86/boot/bzImage).
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+timeout=600 shell=0 out=
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--timeout) timeout=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	--out) out=$2; shift 2 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[[ $shell == 1 || $# -gt 0 ]] || die "usage: $0 [--timeout S] [--shell] [--out DIR] -- CMD..."
+
+KERNEL=${KERNEL:-$KOBJ/arch/x86/boot/bzImage}
+[[ -f $KERNEL ]] || die "no kernel at $KERNEL: run 'make kernel'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+
+# Per-run exchange directory, mounted in the guest at the same path (the
+# mount point exists in the read-only root because it is the host's own).
+# --out DIR keeps it (for callers that read `output` and `dmesg`).
+if [[ -n $out ]]; then
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	rm -f "$out"/{cmd,output,dmesg,status,console.log}
+else
+	mkdir -p "$BUILD/vm-out"
+	out=$(mktemp -d "$BUILD/vm-out/run.XXXXXX")
+	trap 'rm -rf "$out"' EXIT
+fi
+if [[ $shell == 1 ]]; then
+	echo "exec bash -i" >"$out/cmd"
+else
+	printf '%q ' "$@" >"$out/cmd"
+	echo >>"$out/cmd"
+fi
+console=$out/console.log
+
+append="console=ttyS0 loglevel=5 panic=-1 oops=panic random.trust_cpu=on"
+append+=" root=hostroot rootfstype=9p ro"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
+append+=" init=$TOP/scripts/vm-init.sh vm_out=$out vm_dir=$PWD vm_shell=$shell"
+append+=" ${VM_APPEND:-}"
+
+accel=(-accel tcg -cpu max)
+[[ ${VM_KVM:-0} == 1 ]] && accel=(-accel kvm -cpu host)
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-1}"
+	-kernel "$KERNEL" -append "$append" -no-reboot -nographic
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap,readonly=on"
+	-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap"
+	-device virtio-rng-pci)
+
+if [[ $shell == 1 ]]; then
+	# Interactive: serial and monitor on this terminal (Ctrl-A X quits).
+	"${qemu[@]}" -serial mon:stdio
+	exit 0
+fi
+
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none </dev/null |
+	tee "$console"
+rc=${PIPESTATUS[0]}
+set -e
+
+status=
+[[ -f $out/status ]] && status=$(cat "$out/status")
+
+# Kernel trouble, from the dmesg the guest saved and from the console lines
+# that are kernel messages (timestamped; the command's own output is not).
+bad='Kernel panic|Oops|BUG:|WARNING:|general protection fault|Call Trace:'
+trouble=$({
+	cat "$out/dmesg" 2>/dev/null
+	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$console"
+} | grep -aE "$bad" | head -5 || true)
+
+fail() {
+	echo "vm-run: $*" >&2
+	echo "---- console tail ----" >&2
+	tail -n 60 "$console" | tr -d '\r' >&2
+	echo "----------------------" >&2
+}
+
+if [[ $rc == 124 || $rc == 137 ]]; then
+	fail "hard timeout after ${timeout}s"
+	exit 124
+elif [[ -n $trouble ]]; then
+	fail "kernel reported a problem:"$'\n'"$trouble"
+	exit 125
+elif [[ -z $status ]]; then
+	fail "no exit status from the guest (qemu exited $rc)"
+	exit 125
+fi
+exit "$status"
