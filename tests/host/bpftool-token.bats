@@ -1,0 +1,365 @@
+#!/usr/bin/env bats
+# bpftool token on the host, no patched kernel needed: help and usage, bad
+# input that must fail before bpftool talks to the kernel, the man page, help
+# vs man page, and the bash completion.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+	# The sources as built: tree + bpftool/ overlay + bpftool/patches
+	SRC=$BUILD/bpftool-src/tools/bpf/bpftool
+	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL: run 'make bpftool'"; false; }
+	[[ -d $SRC ]] || { echo "no $SRC: run 'make bpftool'"; false; }
+	D=$BATS_TEST_TMPDIR/d
+	mkdir -p "$D"
+}
+
+# The contents of $D, to check that a failed command created nothing.
+snapshot() {
+	(cd "$D" && find . | sort)
+}
+
+# run_err WANT ARGS...: bpftool ARGS fails with exactly one line on stderr,
+# "Error: WANT...", and nothing on stdout; with -j, exactly one JSON object
+# {"error": "WANT..."} on stdout and nothing on stderr. Nothing appears in $D.
+run_err() {
+	local want=$1 before
+	shift
+	before=$(snapshot)
+
+	run --separate-stderr "$BPFTOOL" "$@"
+	echo "plain: status $status, stdout '$output', stderr '$stderr'"
+	[[ $status != 0 ]]
+	[[ -z $output ]]
+	[[ ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Error: $want"* ]]
+
+	run --separate-stderr "$BPFTOOL" -j "$@"
+	echo "json: status $status, stdout '$output', stderr '$stderr'"
+	[[ $status != 0 ]]
+	[[ -z $stderr ]]
+	[[ $(jq -c 'keys' <<<"$output") == '["error"]' ]]
+	[[ $(jq -r .error <<<"$output") == "$want"* ]]
+
+	[[ $(snapshot) == "$before" ]]
+}
+
+@test "bpftool help lists token among the objects" {
+	run --separate-stderr "$BPFTOOL" help
+	[[ $stderr =~ OBJECT\ :=\ \{.*\|\ token\ \} ]]
+}
+
+@test "token help: usage of create, show, list and help, exit 0" {
+	run --separate-stderr "$BPFTOOL" token help
+	echo "$stderr"
+	[[ $status == 0 ]]
+	[[ -z $output ]]
+	[[ $stderr == *"token create PATH [token PARENT] [cmds LIST] [maps LIST]"* ]]
+	[[ $stderr == *"[progs LIST] [attach LIST]"* ]]
+	[[ $stderr == *"token { show | list } [PATH]"* ]]
+	[[ $stderr == *"token help"* ]]
+	[[ $stderr == *"CMD := { map_create | "*" | token_create }"* ]]
+	# -j: null, as for every help
+	run --separate-stderr "$BPFTOOL" -j token help
+	[[ $status == 0 && $output == null ]]
+}
+
+@test "token with an unknown subcommand prints the help and fails" {
+	run --separate-stderr "$BPFTOOL" token frobnicate
+	[[ $status != 0 ]]
+	[[ $stderr == *"token create PATH"* ]]
+}
+
+@test "token create: bad input fails with one error line and creates nothing" {
+	local p=$D/tok
+	run_err "missing PATH for the new token (see 'bpftool token help')" token create
+	run_err "empty PATH" token create ''
+	run_err "unknown map type 'stak' (see 'bpftool token help')" token create "$p" maps stak
+	run_err "unknown map type 'stak'" token create "$p" cmds map_create maps hash,stak,array
+	run_err "unknown command 'prog_lod'" token create "$p" cmds map_create:prog_lod
+	run_err "unknown program type 'xpd'" token create "$p" progs xpd
+	run_err "unknown attach type 'ingress'" token create "$p" attach ingress
+	run_err "unknown map type 'BPF_PROG_TYPE_XDP'" token create "$p" maps BPF_PROG_TYPE_XDP
+	run_err "empty command list" token create "$p" cmds ''
+	run_err "empty map type name in 'hash,'" token create "$p" maps hash,
+	run_err "empty program type name in 'xdp::kprobe'" token create "$p" progs xdp::kprobe
+	run_err "missing command list after 'cmds'" token create "$p" cmds
+	run_err "missing attach type list after 'attach'" token create "$p" cmds any attach
+	run_err "missing parent token path after 'token'" token create "$p" token
+	run_err "'cmds' already specified" token create "$p" cmds any maps any cmds any
+	run_err "'maps' already specified" token create "$p" maps hash maps hash
+	run_err "'progs' already specified" token create "$p" progs xdp prog xdp
+	run_err "'attach' already specified" token create "$p" attach xdp a xdp
+	run_err "parent token already specified" token create "$p" token /a cmds any token /b
+	run_err "expected 'token', 'cmds', 'maps', 'progs' or 'attach', got: 'frob'" \
+		token create "$p" cmds any frob any
+	run_err "command mask '0x10000000000000000' does not fit in 64 bits" \
+		token create "$p" cmds 0x10000000000000000
+}
+
+@test "token create: a PATH outside BPF FS fails before the kernel is asked" {
+	# $D is not on a BPF FS
+	run_err "can't pin token at $D/tok: not a BPF FS" token create "$D/tok" cmds any
+	run_err "can't pin token at $D/none/tok: parent directory does not exist" \
+		token create "$D/none/tok" cmds any
+	# even when everything else would be fine
+	run_err "can't pin token at $D/tok: not a BPF FS" token create "$D/tok" \
+		maps any progs any attach any cmds map_create,prog_load
+}
+
+@test "token show: a PATH that is not a pinned token fails" {
+	touch "$D/file"
+	run_err "can't open token $D/file: not a BPF FS" token show "$D/file"
+	run_err "can't open token $D/nothing: No such file or directory" token show "$D/nothing"
+	run_err "what is 'b'?" token show "$D/file" b
+}
+
+@test "prog load, prog loadall and map create know the token keyword" {
+	run --separate-stderr "$BPFTOOL" prog help
+	[[ $stderr == *"[pinmaps MAP_DIR] [token TOKEN]"* ]]
+	[[ $stderr == *"TOKEN := path of a pinned BPF token"* ]]
+	run --separate-stderr "$BPFTOOL" map help
+	[[ $stderr == *"[inner_map MAP] [dev NAME] [token TOKEN]"* ]]
+	[[ $stderr == *"TOKEN := path of a pinned BPF token"* ]]
+
+	touch "$D/file"
+	run_err "token already specified" prog load "$D/x.o" "$D/p" token a token b
+	run_err "token already specified" prog loadall "$D/x.o" "$D/p" token a token b
+	run_err "can't open token $D/file: not a BPF FS" prog load "$D/x.o" "$D/p" token "$D/file"
+	run_err "expected no more arguments, 'type', 'map', 'dev', 'pinmaps' or 'token', got: 'frob'?" \
+		prog load "$D/x.o" "$D/p" frob
+	run_err "can't open token $D/file: not a BPF FS" map create "$D/m" type hash \
+		key 4 value 4 entries 1 name m token "$D/file"
+}
+
+@test "man pages build with rst2man without a warning" {
+	out=$BATS_TEST_TMPDIR/man/
+	mkdir -p "$out"
+	make -s -C "$SRC/Documentation" OUTPUT="$out" \
+		RST2MAN_OPTS="--strip-comments --halt=warning" man
+	ls "$out"
+	for s in NAME SYNOPSIS "TOKEN COMMANDS" DESCRIPTION OPTIONS EXAMPLES "SEE ALSO"; do
+		grep -q "^\.SH $s" "$out/bpftool-token.8" || { echo "no section $s"; false; }
+	done
+	grep -q 'bpftool\\-token' "$out/bpftool.8"
+	grep -q 'bpftool\\-token' "$out/bpftool-prog.8"
+	# the token keyword made it into the patched man pages
+	grep -A1 'pinmaps' "$out/bpftool-prog.8" | grep -q 'token'
+	grep -q 'token' "$out/bpftool-map.8"
+}
+
+# Words of the usage lines of `bpftool token help` (lower case keywords)
+help_keywords() {
+	"$BPFTOOL" token help 2>&1 | sed -n '1,/^$/p' | sed "s|$BPFTOOL||g" |
+		grep -oE '\b[a-z_]+\b' | sort -u
+}
+
+man_keywords() {
+	# from the first usage line to the empty line that ends the usage
+	sed -n '/^|\t\*\*bpftool\*\*/,/^|$/p' "$SRC/Documentation/bpftool-token.rst" |
+		grep -oE '\*\*[a-z_ ]+\*\*' |
+		tr -d '*' | tr ' ' '\n' | grep -v '^bpftool$' | grep . | sort -u
+}
+
+# Names of NONTERM := { a | b | ... } in the help, in order, one per line
+help_list() {
+	"$BPFTOOL" token help 2>&1 | awk -v nt="$1" '
+		$1 == nt && $2 == ":=" { on = 1 }
+		on {
+			last = /}/
+			gsub(/[{}|]/, " ")
+			for (i = 1; i <= NF; i++)
+				if ($i != nt && $i != ":=") print $i
+			if (last) on = 0
+		}'
+}
+
+man_list() {
+	awk -v nt="*$1*" '
+		$2 == nt && $3 == ":=" { on = 1 }
+		on {
+			last = /}/
+			n = split($0, w, /\*\*/)
+			for (i = 2; i <= n; i += 2) print w[i]
+			if (last) on = 0
+		}' "$SRC/Documentation/bpftool-token.rst"
+}
+
+@test "help and man page agree: commands and keywords" {
+	diff -u <(help_keywords) <(man_keywords)
+	# sanity: the lists hold what they must
+	[[ $(help_keywords | tr '\n' ' ') == "attach cmds create help list maps progs show token " ]]
+}
+
+@test "help and man page agree: grammar symbols" {
+	h=$("$BPFTOOL" token help 2>&1 | grep -oE '^\s+[A-Z_]+ :=' | awk '{print $1}' | sort)
+	m=$(grep -oP '^\|\t\*[A-Z_]+\* :=' "$SRC/Documentation/bpftool-token.rst" |
+		tr -d '|*\t' | awk '{print $1}'; echo OPTIONS)
+	diff -u <(echo "$h") <(echo "$m" | sort)
+	# every symbol of the usage lines but PATH is defined
+	for s in $("$BPFTOOL" token help 2>&1 | sed -n '1,/^$/p' | grep -oE '\b[A-Z_]+\b' | sort -u); do
+		[[ $s == PATH ]] || grep -qx "$s" <<<"$h" || { echo "$s not defined"; false; }
+	done
+}
+
+@test "help and man page agree: command, map, program and attach type names" {
+	for nt in CMD MAP_TYPE PROG_TYPE ATTACH_TYPE; do
+		echo "== $nt"
+		diff -u <(help_list $nt) <(man_list $nt)
+		[[ $(help_list $nt | wc -l) -ge 30 ]]
+	done
+	# the types are libbpf's, all of them
+	diff -u <("$BPFTOOL" feature list_builtins map_types) <(help_list MAP_TYPE)
+	diff -u <("$BPFTOOL" feature list_builtins prog_types) <(help_list PROG_TYPE)
+	diff -u <("$BPFTOOL" feature list_builtins attach_types) <(help_list ATTACH_TYPE)
+}
+
+@test "help and man page agree: options" {
+	h=$("$BPFTOOL" token help 2>&1 | grep 'OPTIONS :=' | grep -oE -- '--?[a-z]+' | sort)
+	# |COMMON_OPTIONS| of the man page's synopsis
+	m=$(grep 'COMMON_OPTIONS| replace::' "$SRC/Documentation/substitutions.rst" |
+		grep -oE -- '--?[a-z]+' | sort)
+	grep -qP '^\t\*OPTIONS\* := \{ \|COMMON_OPTIONS\| \}$' "$SRC/Documentation/bpftool-token.rst"
+	diff -u <(echo "$h") <(echo "$m")
+	[[ $(echo $h) == "--debug --json --legacy --pretty -d -j -l -p" ]]
+	# and the OPTIONS section documents each of them
+	grep -qP '^\t.. include:: common_options.rst' "$SRC/Documentation/bpftool-token.rst"
+	for o in $h; do
+		grep -qE -- "(^|, )$o(,|$)" "$SRC/Documentation/common_options.rst" ||
+			{ echo "$o not documented"; false; }
+	done
+}
+
+# complete LINE: COMPREPLY of the bpftool completion for LINE, cursor at its
+# end, one per line, sorted. Words are split like bash does (':' is a word).
+complete() {
+	local line=$1
+	PATH=$CBIN:$PATH bash -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1"
+		COMP_LINE=$2
+		COMP_POINT=${#COMP_LINE}
+		COMP_WORDS=()
+		read -ra ws <<<"$COMP_LINE"
+		[[ $COMP_LINE == *" " ]] && ws+=("")
+		for w in "${ws[@]}"; do
+			while [[ $w == *:* ]]; do
+				[[ -n ${w%%:*} ]] && COMP_WORDS+=("${w%%:*}")
+				COMP_WORDS+=(:)
+				w=${w#*:}
+			done
+			[[ -n $w || ${#COMP_WORDS[@]} -eq 0 || ${COMP_WORDS[-1]} != : ]] &&
+				COMP_WORDS+=("$w")
+		done
+		COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+		_bpftool bpftool "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}" | sort
+	' complete "$SRC/bash-completion/bpftool" "$line"
+}
+
+# A bpftool for the completion: the real one, except that `token list` shows
+# two tokens (none can exist without the patched kernel).
+setup_cbin() {
+	[[ -f /usr/share/bash-completion/bash_completion ]] ||
+		{ echo "bash-completion is not installed"; false; }
+	CBIN=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$CBIN"
+	cat >"$CBIN/bpftool" <<-EOF
+	#!/bin/bash
+	if [[ "\$*" == "-jp token list" ]]; then
+		cat <<-'JSON'
+		[{
+		        "pinned": "/sys/fs/bpf/app",
+		        "allowed_cmds": ["any"],
+		        "allowed_maps": [],
+		        "allowed_progs": [],
+		        "allowed_attachs": []
+		    },{
+		        "pinned": "/sys/fs/bpf/apps/tok2",
+		        "allowed_cmds": ["map_create"],
+		        "allowed_maps": [],
+		        "allowed_progs": [],
+		        "allowed_attachs": []
+		    }
+		]
+		JSON
+		exit 0
+	fi
+	exec "$BPFTOOL" "\$@"
+	EOF
+	chmod +x "$CBIN/bpftool"
+}
+
+check_complete() {
+	local line=$1 want=$2
+	run complete "$line"
+	echo "'$line' -> $(echo $output)"
+	[[ $status == 0 ]]
+	[[ $(echo $output) == "$want" ]]
+}
+
+@test "completion: token subcommands and keywords" {
+	setup_cbin
+	check_complete "bpftool to" "token"
+	check_complete "bpftool token " "create help list show"
+	check_complete "bpftool token c" "create"
+	check_complete "bpftool -j token l" "list"
+	check_complete "bpftool token create /sys/fs/bpf/t " "attach cmds maps progs token"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps hash " "attach progs token"
+	check_complete "bpftool token create /sys/fs/bpf/t attach xdp token /sys/fs/bpf/app p" "progs"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app " ""
+}
+
+@test "completion: names after cmds, maps, progs and attach, also after ',' and ':'" {
+	setup_cbin
+	check_complete "bpftool token create /sys/fs/bpf/t cmds prog_l" "prog_load"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds tok" "token_create"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds map_create,prog_l" "map_create,prog_load"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds map_create,btf_load,prog_l" \
+		"map_create,btf_load,prog_load"
+	check_complete "bpftool token create /sys/fs/bpf/t maps st" "stack stack_trace struct_ops"
+	check_complete "bpftool token create /sys/fs/bpf/t maps hash,st" \
+		"hash,stack hash,stack_trace hash,struct_ops"
+	# ':' is a word break for bash: only what follows it is completed
+	check_complete "bpftool token create /sys/fs/bpf/t maps hash:st" "stack stack_trace struct_ops"
+	check_complete "bpftool token create /sys/fs/bpf/t maps hash:array,st" \
+		"array,stack array,stack_trace array,struct_ops"
+	check_complete "bpftool token create /sys/fs/bpf/t progs xd" "xdp"
+	check_complete "bpftool token create /sys/fs/bpf/t attach xd" "xdp xdp_cpumap xdp_devmap"
+	check_complete "bpftool token create /sys/fs/bpf/t attach a" "any"
+	check_complete "bpftool -d token create /sys/fs/bpf/t cmds any progs cgroup_so" \
+		"cgroup_sock cgroup_sock_addr cgroup_sockopt"
+
+	# all the names of the help, and any
+	run complete "bpftool token create /sys/fs/bpf/t cmds "
+	diff -u <(echo any; help_list CMD | sort) <(echo "$output")
+	run complete "bpftool token create /sys/fs/bpf/t cmds map_create,"
+	diff -u <(printf 'map_create,%s\n' any $(help_list CMD) | sort) <(echo "$output")
+	run complete "bpftool token create /sys/fs/bpf/t attach "
+	diff -u <(echo any; help_list ATTACH_TYPE | sort) <(echo "$output")
+}
+
+@test "completion: pinned token paths after token, show and list" {
+	setup_cbin
+	check_complete "bpftool token show " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token list /sys/fs/bpf/apps" "/sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token create /sys/fs/bpf/t token " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any token /sys/fs/bpf/app" \
+		"/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token show /sys/fs/bpf/app " ""
+}
+
+@test "completion: token keyword of prog load, prog loadall and map create" {
+	setup_cbin
+	run complete "bpftool prog load x.o /sys/fs/bpf/p "
+	[[ $(echo $output) == "dev map pinmaps token type" ]]
+	check_complete "bpftool prog loadall x.o /sys/fs/bpf/p type xdp to" "token"
+	check_complete "bpftool prog load x.o /sys/fs/bpf/p token " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool prog load x.o /sys/fs/bpf/p token /sys/fs/bpf/app " "dev map pinmaps type"
+	check_complete "bpftool map create /sys/fs/bpf/m type hash key 4 value 4 entries 1 name m " \
+		"dev flags token"
+	check_complete "bpftool map create /sys/fs/bpf/m token " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+}
