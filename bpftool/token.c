@@ -177,6 +177,17 @@ static void print_token_plain(const struct token_desc *desc)
 	}
 }
 
+static bool is_create_keyword(const char *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < __TOKEN_SET_MAX; i++)
+		if (!strcmp(arg, token_sets[i].keyword))
+			return true;
+
+	return !strcmp(arg, "token");
+}
+
 static bool dir_is_bpffs(int dir_fd)
 {
 	struct statfs st_fs;
@@ -200,7 +211,9 @@ static int do_create(int argc, char **argv)
 	unsigned int i;
 	int err = -1;
 
-	if (!argc) {
+	/* "create cmds any": PATH was forgotten, rather than called "cmds" */
+	if (!argc || (is_create_keyword(argv[0]) && argc > 1 &&
+		      !is_create_keyword(argv[1]))) {
 		p_err("missing PATH for the new token " TOKEN_HELP_HINT);
 		return -1;
 	}

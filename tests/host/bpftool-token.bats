@@ -77,6 +77,8 @@ run_err() {
 	local p=$D/tok
 	run_err "missing PATH for the new token (see 'bpftool token help')" token create
 	run_err "empty PATH" token create ''
+	run_err "missing PATH for the new token" token create cmds any
+	run_err "missing PATH for the new token" token create token "$D/parent" maps hash
 	run_err "unknown map type 'stak' (see 'bpftool token help')" token create "$p" maps stak
 	run_err "unknown map type 'stak'" token create "$p" cmds map_create maps hash,stak,array
 	run_err "unknown command 'prog_lod'" token create "$p" cmds map_create:prog_lod
