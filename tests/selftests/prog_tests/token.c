@@ -359,6 +359,11 @@ static void subtest_token_create_non_bpffs(void)
 	if (!setup_token_dir())
 		goto cleanup;
 
+	/* on BPF FS the same request works */
+	if (!ASSERT_OK(bpf_token_create(AT_FDCWD, TOKEN_PATH, NULL),
+		       "token_create_bpffs"))
+		goto cleanup;
+
 	/* a tmpfs mounted inside BPF FS: the path lies below /sys/fs/bpf,
 	 * but the file system it would be created on is not BPF FS
 	 */
@@ -683,7 +688,7 @@ cleanup:
 
 static void subtest_token_fd_invalid(void)
 {
-	int map_fd = 0, dir_fd = -1, err;
+	int map_fd = 0, dir_fd = -1, token_fd = 0, err;
 	__u64 old_caps = 0;
 
 	if (!setup_token_dir())
@@ -695,6 +700,10 @@ static void subtest_token_fd_invalid(void)
 		goto cleanup;
 	dir_fd = open(TOKEN_DIR, O_RDONLY | O_DIRECTORY);
 	if (!ASSERT_GE(dir_fd, 0, "open_dir"))
+		goto cleanup;
+	token_fd = make_token(TOKEN_DIR "/parent", false,
+			      1ULL << BPF_TOKEN_CREATE, 0, 0, 0);
+	if (token_fd < 0)
 		goto cleanup;
 
 	/* as root, and without CAP_SYS_ADMIN: the fd is checked either way */
@@ -714,6 +723,10 @@ static void subtest_token_fd_invalid(void)
 
 	ASSERT_FALSE(path_exists(TOKEN_PATH), "not_pinned");
 
+	/* while a real token as token_fd works */
+	err = create_token(token_fd, TOKEN_PATH, 0, 0, 0, 0);
+	ASSERT_OK(err, "nocaps_token_fd_is_token");
+
 cleanup:
 	if (old_caps)
 		ASSERT_OK(restore_priv_caps(old_caps), "restore_caps");
@@ -721,6 +734,8 @@ cleanup:
 		close(map_fd);
 	if (dir_fd >= 0)
 		close(dir_fd);
+	if (token_fd > 0)
+		close(token_fd);
 	cleanup_token_dir();
 }
 
