@@ -60,7 +60,7 @@ libbpf: tree
 	@$(TOP)/scripts/libbpf.sh
 
 bpftool: tree
-	@$(TOP)/scripts/bpftool.sh build
+	@$(MAKE) --no-print-directory build-bpftool
 
 # make install [PREFIX=/usr/local] [DESTDIR=]
 install: bpftool
@@ -71,16 +71,19 @@ install: bpftool
 # called with $(SUBMAKE_VARS) and OUTPUT=build/<dir>/.
 TEST_SUBDIRS := $(notdir $(patsubst %/Makefile,%,$(wildcard $(TOP)/tests/*/Makefile)))
 TEST_SUBDIRS := $(filter progs,$(TEST_SUBDIRS)) $(filter-out progs,$(TEST_SUBDIRS))
+TEST_BUILD_STEPS := build-helpers $(addprefix build-tests-,$(TEST_SUBDIRS))
 
-test-build: libbpf bpftool
-	@$(MAKE) --no-print-directory test-helpers
-	@set -e; for d in $(TEST_SUBDIRS); do \
-		$(MAKE) --no-print-directory -C $(TOP)/tests/$$d $(SUBMAKE_VARS) \
-			PROGS_OUTPUT=$(BUILD)/progs/ OUTPUT=$(BUILD)/$$d/; \
-	done
+test-build: libbpf
+	@$(MAKE) --no-print-directory $(TEST_BUILD_STEPS)
 
-.PHONY: test-helpers
-test-helpers: $(HELPERS)
+# build-* steps have no prerequisites: `make check` runs them one by one
+# (scripts/run-tests.sh) and counts a failing one as a failed test instead of
+# stopping before the tests.
+.PHONY: build-bpftool $(TEST_BUILD_STEPS)
+build-bpftool:
+	@$(TOP)/scripts/bpftool.sh build
+
+build-helpers: $(HELPERS)
 	@:
 
 $(TEST_BIN)/%: $(TOP)/tests/helpers/%.c $(LIBBPF_A)
@@ -88,16 +91,20 @@ $(TEST_BIN)/%: $(TOP)/tests/helpers/%.c $(LIBBPF_A)
 	@echo "  CC      $(@:$(TOP)/%=%)"
 	@$(CC) $(TEST_CFLAGS) $< $(TEST_LDLIBS) -o $@
 
-test-host: test-build
+$(addprefix build-tests-,$(TEST_SUBDIRS)): build-tests-%:
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/$* $(SUBMAKE_VARS) \
+		PROGS_OUTPUT=$(BUILD)/progs/ OUTPUT=$(BUILD)/$*/
+
+test-host: bpftool test-build
 	@$(TOP)/scripts/run-tests.sh host
 
-test-vm: kernel test-build
+test-vm: kernel bpftool test-build
 	@$(TOP)/scripts/run-tests.sh vm
 
-check: kernel libbpf bpftool test-build
-	@$(TOP)/scripts/run-tests.sh all
+check: kernel libbpf
+	@BUILD_STEPS="build-bpftool $(TEST_BUILD_STEPS)" $(TOP)/scripts/run-tests.sh all
 
-demo: kernel bpftool test-build
+demo: kernel bpftool
 	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
 
 vm-shell: kernel bpftool
@@ -107,8 +114,8 @@ vm-shell: kernel bpftool
 # all of build/ except build/linux, which may hold unexported work.
 clean:
 	rm -rf $(BUILD)/libbpf $(BUILD)/bpftool $(BUILD)/bpftool-src \
-		$(BUILD)/bpftool-stage $(BUILD)/tests $(BUILD)/progs $(BUILD)/selftests \
-		$(BUILD)/test-results $(BUILD)/vm-out
+		$(BUILD)/bpftool-stage $(BUILD)/tests $(BUILD)/test-results \
+		$(BUILD)/vm-out $(addprefix $(BUILD)/,$(TEST_SUBDIRS))
 
 distclean: clean
 	rm -rf $(KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256

@@ -14,7 +14,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-OVL=$TOP/bpftool
+OVL=${BPFTOOL_OVERLAY:-$TOP/bpftool}
 STAGE=$BUILD/bpftool-stage
 SRC=$BUILD/bpftool-src/tools/bpf/bpftool
 OUT=$BUILD/bpftool

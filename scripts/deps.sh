@@ -11,10 +11,14 @@ pkgs=(
 	bats jq python3-docutils
 )
 
+# One dpkg-query for all: "name status" for each package dpkg knows.
+declare -A st=()
+while read -r name status; do
+	st[${name%%:*}]=$status
+done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${pkgs[@]}" 2>/dev/null || true)
 missing=()
 for p in "${pkgs[@]}"; do
-	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[[ $st == installed ]] || missing+=("$p")
+	[[ ${st[$p]:-} == installed ]] || missing+=("$p")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 

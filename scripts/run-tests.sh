@@ -5,6 +5,10 @@
 #   run-tests.sh vm     tests/vm/*.bats in one VM boot (one bats invocation)
 #   run-tests.sh all    both
 #
+# With BUILD_STEPS="step..." (set by `make check`), those make targets are
+# built first, each counted as one test: a broken test build or bpftool is
+# reported as a failure while every other suite still runs.
+#
 # TAP goes to build/test-results/*.tap; the last line printed is
 # `N passed, N failed` (`, N skipped` when there are skips; a skip is never
 # counted as passed). Exits non-zero on any failure.
@@ -18,6 +22,22 @@ mkdir -p "$RES"
 # Environment the tests can rely on (on the host and in the VM).
 export TOP BUILD KSRC KOBJ
 export BPFTOOL=$BUILD/bpftool/bpftool TEST_BIN=$BUILD/tests
+
+run_build_steps() {
+	local step n=0
+	: >"$RES/build.tap"
+	ran+=("$RES/build.tap")
+	for step in $BUILD_STEPS; do
+		n=$((n + 1))
+		log "build: $step"
+		if make --no-print-directory -C "$TOP" "$step"; then
+			echo "ok $n build: $step"
+		else
+			echo "not ok $n build: $step"
+		fi >>"$RES/build.tap"
+	done
+	echo "1..$n" >>"$RES/build.tap"
+}
 
 have_bats() { compgen -G "$TOP/tests/$1/*.bats" >/dev/null; }
 
@@ -67,6 +87,7 @@ summary() {
 }
 
 ran=()
+[[ -z ${BUILD_STEPS:-} ]] || run_build_steps
 case ${1:-all} in
 host) run_host ;;
 vm) run_vm ;;

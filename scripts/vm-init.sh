@@ -1,8 +1,9 @@
 #!/bin/bash
 # PID 1 of the test VM started by scripts/vm-run.sh (passed as init=).
 # The root is the host's / over 9p, read-only. The kernel command line gives:
-#   vm_out    per-run directory shared read-write with the host (9p tag vmout):
-#             holds `cmd` (the command), receives `output`, `dmesg`, `status`
+#   (9p tag vmout) per-run directory shared read-write with the host, mounted
+#             at /run/vm-out: holds `cmd` (the command), receives `output`,
+#             `dmesg`, `status`
 #   vm_dir    the directory to run the command from (the project)
 #   vm_shell  1 for an interactive shell on ttyS0
 # No `set -e`: whatever happens, the VM must reach the reboot at the end.
@@ -23,6 +24,8 @@ chmod 1777 /tmp /var/tmp /dev/shm
 mount -t bpf bpf /sys/fs/bpf
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+vm_out=/run/vm-out
+mkdir -p "$vm_out"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmout "$vm_out"
 ip link set lo up 2>/dev/null
 hostname bpf-token-vm 2>/dev/null

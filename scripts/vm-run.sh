@@ -33,8 +33,7 @@ KERNEL=${KERNEL:-$KOBJ/arch/x86/boot/bzImage}
 [[ -f $KERNEL ]] || die "no kernel at $KERNEL: run 'make kernel'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 
-# Per-run exchange directory, mounted in the guest at the same path (the
-# mount point exists in the read-only root because it is the host's own).
+# Per-run exchange directory, mounted in the guest at /run/vm-out.
 # --out DIR keeps it (for callers that read `output` and `dmesg`).
 if [[ -n $out ]]; then
 	mkdir -p "$out"
@@ -56,17 +55,16 @@ console=$out/console.log
 append="console=ttyS0 loglevel=5 panic=-1 oops=panic random.trust_cpu=on"
 append+=" root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$TOP/scripts/vm-init.sh vm_out=$out vm_dir=$PWD vm_shell=$shell"
+append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell"
 append+=" ${VM_APPEND:-}"
 
 accel=(-accel tcg -cpu max)
 [[ ${VM_KVM:-0} == 1 ]] && accel=(-accel kvm -cpu host)
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-1}"
-	-kernel "$KERNEL" -append "$append" -no-reboot -nographic
+	-kernel "$KERNEL" -append "$append" -no-reboot -display none -vga none -nic none
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap,readonly=on"
-	-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap"
-	-device virtio-rng-pci)
+	-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap")
 
 if [[ $shell == 1 ]]; then
 	# Interactive: serial and monitor on this terminal (Ctrl-A X quits).
@@ -93,9 +91,14 @@ trouble=$({
 
 fail() {
 	echo "vm-run: $*" >&2
-	echo "---- console tail ----" >&2
-	tail -n 60 "$console" | tr -d '\r' >&2
-	echo "----------------------" >&2
+	if [[ -s $out/dmesg ]]; then
+		echo "---- kernel log tail ----" >&2
+		tail -n 80 "$out/dmesg" >&2
+	else
+		echo "---- console tail ----" >&2
+		tail -n 80 "$console" | tr -d '\r' >&2
+	fi
+	echo "-------------------------" >&2
 }
 
 if [[ $rc == 124 || $rc == 137 ]]; then
