@@ -365,3 +365,15 @@ check_complete() {
 		"dev flags token"
 	check_complete "bpftool map create /sys/fs/bpf/m token " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
 }
+
+@test "install with PREFIX and DESTDIR: bpftool, the token man page, the completion" {
+	dest=$BATS_TEST_TMPDIR/dest
+	run env DESTDIR="$dest" PREFIX=/opt/bt "$TOP/scripts/bpftool.sh" install
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ -x $dest/opt/bt/sbin/bpftool ]]
+	"$dest/opt/bt/sbin/bpftool" token help 2>&1 | grep -q 'token create PATH'
+	grep -q '^\.SH TOKEN COMMANDS' "$dest/opt/bt/share/man/man8/bpftool-token.8"
+	grep -q 'bpftool\\-token' "$dest/opt/bt/share/man/man8/bpftool.8"
+	grep -q '_bpftool_token_list' "$dest/opt/bt/share/bash-completion/completions/bpftool"
+}
