@@ -107,8 +107,10 @@ run_ok() {
 	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["xdp"]' ]]
 	[[ $(jq -c '.[0].allowed_attachs' <<<"$output") == '["xdp"]' ]]
 	# -p is the same document
+	compact=$(jq -c . <<<"$output")
 	run_ok -p token show "$D/app"
-	[[ $(jq -c . <<<"$output") == "$(run_ok -j token show "$D/app"; jq -c . <<<"$output")" ]]
+	[[ ${#lines[@]} -gt 1 ]]
+	[[ $(jq -c . <<<"$output") == "$compact" ]]
 }
 
 @test "token create: any, numbers, unknown bits and empty sets" {
@@ -171,14 +173,16 @@ run_ok() {
 	run_ok token show
 	[[ $(grep -A4 "^$D/" <<<"$output") == "$mine" ]]
 
+	run_ok -j token show "$D/c"
+	show_c=$(jq -c '.[0]' <<<"$output")
 	run_ok -j token list
 	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | [.pinned, .allowed_cmds]]' <<<"$output") == \
 		"[[\"$D/a\",[\"prog_load\"]],[\"$D/c\",[\"btf_load\"]],[\"$D/sub/b\",[\"map_create\"]]]" ]]
 	# one object per token, the same as show PATH
-	[[ $(jq -c --arg p "$D/c" '.[] | select(.pinned == $p)' <<<"$output") == \
-		"$(run_ok -j token show "$D/c"; jq -c '.[0]' <<<"$output")" ]]
-	# only tokens
+	[[ $(jq -c --arg p "$D/c" '.[] | select(.pinned == $p)' <<<"$output") == "$show_c" ]]
+	# only tokens, each once
 	[[ $(jq -r '.[].pinned' <<<"$output" | grep -c "^$D/") == 3 ]]
+	[[ $(jq -r '.[].pinned' <<<"$output" | sort | uniq -d) == "" ]]
 }
 
 @test "token list: across two BPF FS mounts" {
