@@ -34,7 +34,7 @@ SUBMAKE_VARS := TOP=$(TOP) KSRC=$(KSRC) LIBBPF_A=$(LIBBPF_A) \
 HELPER_SRCS := $(wildcard $(TOP)/tests/helpers/*.c)
 HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
-.PHONY: all help deps tree export-patches kernel libbpf bpftool install \
+.PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
 	test-build test-host test-vm check demo vm-shell clean distclean
 
 all: kernel libbpf bpftool test-build
@@ -52,6 +52,11 @@ tree: deps
 
 export-patches:
 	@$(TOP)/scripts/tree.sh export
+
+# Build the kernel and libbpf after each patch of the series (slow: every
+# patch is a separate incremental build, in build/series + build/kobj-series).
+series-check: kernel
+	@$(TOP)/scripts/series-check.sh
 
 kernel: tree
 	@$(TOP)/scripts/kernel.sh
