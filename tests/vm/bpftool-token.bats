@@ -73,6 +73,13 @@ run_ok() {
 	[[ -z $stderr ]]
 }
 
+# plain PATH CMDS MAPS PROGS ATTACHS: the plain output of token show for a
+# token, sets given as space-separated names.
+plain() {
+	printf '%s\n\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
+		"$1" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}" "${5:+ $5}"
+}
+
 @test "token create from lists, token show in plain text" {
 	run_ok token create "$D/app" cmds map_create,PROG_LOAD:bpf_btf_load \
 		maps BPF_MAP_TYPE_HASH,Array progs xdp attach BPF_XDP
@@ -81,13 +88,7 @@ run_ok() {
 	[[ $(stat -c '%F %u %a' "$D/app") == "regular empty file 0 600" ]]
 
 	run_ok token show "$D/app"
-	diff -u - <(echo "$output") <<-EOF
-	$D/app
-		allowed_cmds: map_create prog_load btf_load
-		allowed_maps: hash array
-		allowed_progs: xdp
-		allowed_attachs: xdp
-	EOF
+	diff -u <(plain "$D/app" "map_create prog_load btf_load" "hash array" xdp xdp) <(echo "$output")
 	# list is show
 	run_ok token list "$D/app"
 	[[ ${lines[1]} == $'\tallowed_cmds: map_create prog_load btf_load' ]]
@@ -119,13 +120,8 @@ run_ok() {
 	[[ $(jq -c '.[0]' <<<"$output") == \
 		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[]}" ]]
 	run_ok token show "$D/t"
-	diff -u - <(echo "$output") <<-EOF
-	$D/t
-		allowed_cmds: any
-		allowed_maps: hash array 0x8000000000000000
-		allowed_progs: unspec kprobe xdp
-		allowed_attachs:
-	EOF
+	diff -u <(plain "$D/t" any "hash array 0x8000000000000000" "unspec kprobe xdp" "") \
+		<(echo "$output")
 	# all 64 bits, however they are written, is any
 	run_ok token create "$D/t2" cmds 0xffffffffffffffff attach any maps 18446744073709551615 progs any
 	run_ok -j token show "$D/t2"
@@ -151,23 +147,8 @@ run_ok() {
 
 	run_ok token list
 	mine=$(grep -A4 "^$D/" <<<"$output")
-	diff -u - <(echo "$mine") <<-EOF
-	$D/a
-		allowed_cmds: prog_load
-		allowed_maps:
-		allowed_progs:
-		allowed_attachs:
-	$D/c
-		allowed_cmds: btf_load
-		allowed_maps:
-		allowed_progs:
-		allowed_attachs:
-	$D/sub/b
-		allowed_cmds: map_create
-		allowed_maps:
-		allowed_progs:
-		allowed_attachs:
-	EOF
+	diff -u <(plain "$D/a" prog_load; plain "$D/c" btf_load; plain "$D/sub/b" map_create) \
+		<(echo "$mine")
 	[[ $output != *"$D/map"* ]]
 
 	run_ok token show
@@ -233,13 +214,7 @@ run_ok() {
 	[[ -z $output ]]
 	[[ $(stat -c '%u %a' "$D/u/child") == "65534 600" ]]
 	run_ok -u token show "$D/u/child"
-	diff -u - <(echo "$output") <<-EOF
-	$D/u/child
-		allowed_cmds: map_create
-		allowed_maps: array
-		allowed_progs:
-		allowed_attachs:
-	EOF
+	diff -u <(plain "$D/u/child" map_create array) <(echo "$output")
 	# the same sets as the parent, given as numbers, and -j
 	run_ok -u -j token create "$D/u/same" token "$D/parent" \
 		cmds 0x1000040021 maps 6 progs 0x42 attach BPF_XDP
