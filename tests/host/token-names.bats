@@ -5,7 +5,7 @@
 setup_file() {
 	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	BUILD=${BUILD:-$TOP/build}
-	KSRC=${KSRC:-$BUILD/linux}
+	KSRC=${KSRC:-$TOP/build/linux}
 	export TOP BUILD KSRC
 	export TNT=$BATS_FILE_TMPDIR/token_names_test
 	export BUILD_LOG=$BATS_FILE_TMPDIR/build.log
