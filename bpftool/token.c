@@ -108,11 +108,13 @@ static int token_get_info(int fd, struct token_desc *desc)
  */
 int token_open_pinned(const char *path)
 {
+	/* using or showing a token needs only read access to its pin */
+	LIBBPF_OPTS(bpf_obj_get_opts, get_opts, .file_flags = BPF_F_RDONLY);
 	struct statfs st_fs;
 	struct stat st;
 	int fd;
 
-	fd = bpf_obj_get(path);
+	fd = bpf_obj_get_opts(path, &get_opts);
 	if (fd >= 0)
 		fd = fd_above_zero(fd);
 	if (fd < 0) {
