@@ -1,0 +1,304 @@
+#!/usr/bin/env bats
+# bpftool prog load / loadall and map create through a BPF token, by an
+# unprivileged user (uid 65534, no groups, no capabilities), with the
+# clang-compiled objects of tests/progs. Runs inside the VM as root
+# (scripts/run-tests.sh vm), BPF FS at /sys/fs/bpf, from the project directory.
+#
+# Layout of each test: $D (root's, 0755) holds the tokens, created by root
+# with `bpftool token create` and made readable by everyone (0644: using a
+# token needs read access only); $P (owned by nobody) is where nobody pins.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+	PROGS=$BUILD/progs
+	OBJ=$PROGS/xdp_token.bpf.o
+	D=/sys/fs/bpf/prog-load-token-$BATS_TEST_NUMBER
+	P=$D/pin
+	rm -rf "$D"
+	mkdir -m 0755 "$D"
+	mkdir -m 0755 "$P"
+	chown 65534:65534 "$P"
+	[[ -f $OBJ ]] || { echo "no $OBJ: build the tests (make test-build)"; return 1; }
+}
+
+teardown() {
+	rm -rf "$D"
+}
+
+# Drop to nobody with no capabilities at all.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- "$@"
+}
+
+# The sets xdp_token.bpf.o needs, exactly
+CMDS=map_create,prog_load,btf_load
+MAPS=array
+PROGS_ALLOWED=xdp
+ATTACH=xdp
+
+# token NAME [cmds LIST] [maps LIST] [progs LIST] [attach LIST]: root creates
+# the token $D/NAME, readable by everyone (only lists given are set)
+token() {
+	local name=$1
+	shift
+	"$BPFTOOL" token create "$D/$name" "$@"
+	chmod 0644 "$D/$name"
+}
+
+# The token that allows exactly what xdp_token.bpf.o needs
+full_token() {
+	token "${1:-full}" cmds $CMDS maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
+}
+
+# nothing_pinned: $P is empty
+nothing_pinned() {
+	local left
+	left=$(find "$P" -mindepth 1)
+	[[ -z $left ]] || { echo "left pinned: $left"; return 1; }
+}
+
+# load_as_nobody [ENV=VAL...] -- ARGS...: `bpftool prog load ARGS` as nobody,
+# stdout in $output, stderr in $stderr
+load_as_nobody() {
+	local envs=()
+	while [[ $1 != -- ]]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	run --separate-stderr as_nobody env "${envs[@]}" "$BPFTOOL" prog load "$@"
+	echo "status $status"
+	echo "stdout: $output"
+	echo "stderr: $stderr"
+}
+
+# check_loaded: $P/prog and $P/maps/token_stats are the program and map of
+# xdp_token.bpf.o, loaded by nobody, with BTF; root's `bpftool prog show`
+# lists the program (plain and JSON), and nobody can show the pinned one.
+check_loaded() {
+	local prog map map_id all
+
+	prog=$("$BPFTOOL" -j prog show pinned "$P/prog")
+	echo "prog: $prog"
+	[[ $(jq -r .type <<<"$prog") == xdp ]]
+	[[ $(jq -r .name <<<"$prog") == xdp_token_prog ]]
+	[[ $(jq -r .uid <<<"$prog") == 65534 ]]
+	[[ $(jq -r '.btf_id // 0' <<<"$prog") != 0 ]]
+
+	map=$("$BPFTOOL" -j map show pinned "$P/maps/token_stats")
+	echo "map: $map"
+	[[ $(jq -r .type <<<"$map") == array ]]
+	[[ $(jq -r .name <<<"$map") == token_stats ]]
+	[[ $(jq -r '.btf_id // 0' <<<"$map") != 0 ]]
+	map_id=$(jq -r .id <<<"$map")
+	[[ $(jq -c .map_ids <<<"$prog") == "[$map_id]" ]]
+
+	# root lists it among all programs
+	all=$("$BPFTOOL" -j prog show)
+	[[ $(jq --argjson id "$(jq .id <<<"$prog")" \
+		'[.[] | select(.id == $id and .type == "xdp" and .name == "xdp_token_prog")] | length' \
+		<<<"$all") == 1 ]]
+	"$BPFTOOL" prog show | grep -E "^$(jq .id <<<"$prog"): xdp +name xdp_token_prog "
+
+	# and so does nobody, from the pin
+	run as_nobody "$BPFTOOL" -j prog show pinned "$P/prog"
+	echo "as nobody: $output"
+	[[ $status == 0 ]]
+	[[ $(jq -r .name <<<"$output") == xdp_token_prog ]]
+}
+
+# failed_load WANT: the load failed with an error on stderr that contains
+# WANT and bpftool's "Error: failed to load object file", and left nothing
+# pinned
+failed_load() {
+	[[ $status != 0 ]]
+	[[ $stderr == *"$1"* ]]
+	[[ $stderr == *"Error: failed to load object file"* ]]
+	nothing_pinned
+}
+
+MAP_EPERM="libbpf: map 'token_stats': failed to create: Operation not permitted"
+PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation not permitted"
+
+@test "prog load: nobody loads xdp_token.bpf.o through a token allowing exactly what it needs" {
+	full_token
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/full" pinmaps "$P/maps"
+	[[ $status == 0 ]]
+	[[ -z $stderr ]]
+	check_loaded
+}
+
+@test "prog load: without a token nobody gets EPERM, nothing pinned" {
+	full_token
+	load_as_nobody -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	failed_load "Operation not permitted"
+}
+
+@test "prog load: token without map_create: the map is refused, nothing pinned" {
+	token t cmds prog_load,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	failed_load "$MAP_EPERM"
+}
+
+@test "prog load: token without prog_load: the program is refused, nothing pinned" {
+	token t cmds map_create,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	failed_load "$PROG_EPERM"
+}
+
+@test "prog load: token without the array map type: the map is refused, nothing pinned" {
+	token t cmds $CMDS progs $PROGS_ALLOWED attach $ATTACH
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	failed_load "$MAP_EPERM"
+}
+
+@test "prog load: token without the xdp program type: the program is refused, nothing pinned" {
+	token t cmds $CMDS maps $MAPS attach $ATTACH
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	failed_load "$PROG_EPERM"
+}
+
+@test "prog load: token without the xdp attach type: the program is refused, nothing pinned" {
+	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	failed_load "$PROG_EPERM"
+}
+
+# libbpf treats the object's BTF as optional: when BPF_BTF_LOAD is refused
+# (EPERM, which libbpf prints as -1), it warns on stderr and loads program and
+# map without BTF.
+@test "prog load: token without btf_load: loads without BTF, stderr says BTF was not loaded" {
+	token t cmds map_create,prog_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	[[ $status == 0 ]]
+	[[ ${#stderr_lines[@]} == 2 ]]
+	[[ ${stderr_lines[0]} == "libbpf: BTF loading error: -1" ]]
+	[[ ${stderr_lines[1]} == "libbpf: Error loading .BTF into kernel: -1. BTF is optional, ignoring." ]]
+
+	prog=$("$BPFTOOL" -j prog show pinned "$P/prog")
+	echo "prog: $prog"
+	[[ $(jq -r .name <<<"$prog") == xdp_token_prog ]]
+	[[ $(jq -r .uid <<<"$prog") == 65534 ]]
+	[[ $(jq 'has("btf_id")' <<<"$prog") == false ]]
+	map=$("$BPFTOOL" -j map show pinned "$P/maps/token_stats")
+	echo "map: $map"
+	[[ $(jq -r .name <<<"$map") == token_stats ]]
+	[[ $(jq 'has("btf_id")' <<<"$map") == false ]]
+}
+
+@test "prog load: LIBBPF_BPF_TOKEN_PATH instead of the token keyword" {
+	full_token
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/full" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	[[ $status == 0 ]]
+	[[ -z $stderr ]]
+	check_loaded
+}
+
+@test "prog load: LIBBPF_BPF_TOKEN_PATH naming a token without the attach type fails, nothing pinned" {
+	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/t" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	failed_load "$PROG_EPERM"
+}
+
+@test "prog load: an empty token keyword disables LIBBPF_BPF_TOKEN_PATH" {
+	full_token
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/full" -- "$OBJ" "$P/prog" token "" pinmaps "$P/maps"
+	failed_load "Operation not permitted"
+	[[ $stderr != *"using BPF token"* ]]
+}
+
+@test "prog load: a map or prog type the token does not allow (xdp_stack, sockfilter)" {
+	full_token
+	load_as_nobody -- "$PROGS/xdp_stack.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
+	failed_load "libbpf: map 'token_stack': failed to create: Operation not permitted"
+	load_as_nobody -- "$PROGS/sockfilter.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
+	failed_load "libbpf: prog 'sockfilter_prog': BPF program load failed: Operation not permitted"
+}
+
+@test "prog load: a bad token path or a pinned map as token: one clear error, nothing pinned" {
+	full_token
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/nothing" pinmaps "$P/maps"
+	[[ $status != 0 ]]
+	[[ $stderr == "Error: can't open token $D/nothing: No such file or directory" ]]
+	nothing_pinned
+
+	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name not_a_token
+	chmod 0644 "$D/map"
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/map" pinmaps "$P/maps"
+	[[ $status != 0 ]]
+	[[ $stderr == "Error: $D/map is not a BPF token" ]]
+	nothing_pinned
+
+	# the same through libbpf's own checks
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/map" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	failed_load "libbpf: object 'xdp_token': '$D/map' is not a BPF token"
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/nothing" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	failed_load "libbpf: object 'xdp_token': failed to open BPF token at '$D/nothing': No such file or directory"
+}
+
+@test "prog loadall: nobody loads and pins every program through the token" {
+	full_token
+	run --separate-stderr as_nobody "$BPFTOOL" prog loadall "$OBJ" "$P/progs" \
+		token "$D/full" pinmaps "$P/maps"
+	echo "status $status, stdout '$output', stderr '$stderr'"
+	[[ $status == 0 ]]
+	[[ -z $stderr ]]
+	[[ $(ls "$P/progs") == xdp_token_prog ]]
+	prog=$("$BPFTOOL" -j prog show pinned "$P/progs/xdp_token_prog")
+	echo "prog: $prog"
+	[[ $(jq -r .type <<<"$prog") == xdp ]]
+	[[ $(jq -r .uid <<<"$prog") == 65534 ]]
+	[[ -e $P/maps/token_stats ]]
+}
+
+@test "prog loadall: token without the xdp attach type fails, nothing pinned" {
+	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
+	run --separate-stderr as_nobody "$BPFTOOL" prog loadall "$OBJ" "$P/progs" \
+		token "$D/t" pinmaps "$P/maps"
+	echo "status $status, stdout '$output', stderr '$stderr'"
+	failed_load "$PROG_EPERM"
+}
+
+@test "map create: nobody creates an array map through the token" {
+	full_token
+	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
+		entries 4 name token_map token "$D/full"
+	echo "status $status, stdout '$output', stderr '$stderr'"
+	[[ $status == 0 ]]
+	[[ -z $stderr ]]
+	run as_nobody "$BPFTOOL" -j map show pinned "$P/m"
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $(jq -r .type <<<"$output") == array ]]
+	[[ $(jq -r .name <<<"$output") == token_map ]]
+	[[ $(jq -r .max_entries <<<"$output") == 4 ]]
+	# and uses it
+	as_nobody "$BPFTOOL" map update pinned "$P/m" key 1 0 0 0 value 1 2 3 4 5 6 7 8
+	run as_nobody "$BPFTOOL" -j map lookup pinned "$P/m" key 1 0 0 0
+	echo "$output"
+	[[ $(jq -c .value <<<"$output") == '["0x01","0x02","0x03","0x04","0x05","0x06","0x07","0x08"]' ]]
+}
+
+@test "map create: refused without a token, for a map type or without map_create" {
+	full_token
+	token nomapc cmds prog_load,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
+	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
+		entries 1 name m
+	echo "no token: status $status, stderr '$stderr'"
+	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
+	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type hash key 4 value 8 \
+		entries 1 name m token "$D/full"
+	echo "hash: status $status, stderr '$stderr'"
+	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
+	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
+		entries 1 name m token "$D/nomapc"
+	echo "no map_create: status $status, stderr '$stderr'"
+	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
+	nothing_pinned
+}
+
