@@ -109,7 +109,9 @@ test-vm: kernel bpftool test-build
 check: kernel libbpf
 	@BUILD_STEPS="build-bpftool $(TEST_BUILD_STEPS)" $(TOP)/scripts/run-tests.sh all
 
-demo: kernel bpftool
+# The demo loads tests/progs' XDP object: build it first.
+demo: kernel bpftool libbpf
+	@$(MAKE) --no-print-directory build-tests-progs
 	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
 
 vm-shell: kernel bpftool
