@@ -15,10 +15,22 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
+# The project may live under one of the directories that get a tmpfs (CI
+# clones into /tmp, say): keep a bind of it and put it back on its path.
+mkdir -p /dev/.vm-dir
+mount --bind "$vm_dir" /dev/.vm-dir
 for d in /tmp /run /var/tmp /var/log /root; do
 	mount -t tmpfs -o mode=0755 tmpfs "$d"
+	if [[ $vm_dir == "$d"/* ]]; then
+		mkdir -p "$vm_dir"
+		mount --bind /dev/.vm-dir "$vm_dir"
+	fi
 done
 chmod 1777 /tmp /var/tmp /dev/shm
 mount -t bpf bpf /sys/fs/bpf

@@ -7,6 +7,8 @@
 # (scripts/vm-init.sh) puts tmpfs where writes are needed, mounts BPF FS at
 # /sys/fs/bpf, runs CMD from the project directory and writes its exit status,
 # its output and the guest's dmesg into a per-run directory shared read-write.
+# The console shows kernel errors and worse (loglevel=4); warnings are caught
+# from the dmesg the guest saves.
 # Exit status: CMD's status; 125 if the kernel panicked, oopsed or printed a
 # WARNING/BUG, or no status came back (console tail printed); 124 on the hard
 # timeout.
@@ -52,13 +54,13 @@ else
 fi
 console=$out/console.log
 
-append="console=ttyS0 loglevel=5 panic=-1 oops=panic random.trust_cpu=on"
+append="console=ttyS0 loglevel=4 panic=-1 oops=panic random.trust_cpu=on"
 append+=" root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell"
 append+=" ${VM_APPEND:-}"
 
-accel=(-accel tcg -cpu max)
+accel=(-accel tcg -cpu "${VM_CPU:-max}")
 [[ ${VM_KVM:-0} == 1 ]] && accel=(-accel kvm -cpu host)
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-1}"
