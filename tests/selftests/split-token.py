@@ -41,7 +41,8 @@ def main():
         src_path, out = sys.argv[1:]
     elif len(sys.argv) == 2:
         src_path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                'prog_tests', 'token.c')
+                                '..', '..', 'build', 'linux', 'tools', 'testing',
+                                'selftests', 'bpf', 'prog_tests', 'token.c')
         out = sys.argv[1]
     else:
         sys.exit(__doc__)
