@@ -170,15 +170,16 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 }
 
 # libbpf treats the object's BTF as optional: when BPF_BTF_LOAD is refused
-# (EPERM, which libbpf prints as -1), it warns on stderr and loads program and
-# map without BTF.
-@test "prog load: token without btf_load: loads without BTF, stderr says BTF was not loaded" {
+# (EPERM), it says that the token does not allow it, warns that the BTF is
+# ignored, and loads program and map without BTF.
+@test "prog load: token without btf_load: loads without BTF, stderr says why" {
 	token t cmds map_create,prog_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
 	[[ $status == 0 ]]
-	[[ ${#stderr_lines[@]} == 2 ]]
+	[[ ${#stderr_lines[@]} == 3 ]]
 	[[ ${stderr_lines[0]} == "libbpf: BTF loading error: -1" ]]
-	[[ ${stderr_lines[1]} == "libbpf: Error loading .BTF into kernel: -1. BTF is optional, ignoring." ]]
+	[[ ${stderr_lines[1]} == "libbpf: object 'xdp_token': BPF token at '$D/t' does not allow BPF_BTF_LOAD (btf_load)" ]]
+	[[ ${stderr_lines[2]} == "libbpf: Error loading .BTF into kernel: -1. BTF is optional, ignoring." ]]
 
 	prog=$("$BPFTOOL" -j prog show pinned "$P/prog")
 	echo "prog: $prog"
