@@ -10,4 +10,4 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 
 die() { echo "error: $*" >&2; exit 1; }
-log() { echo ">>> $*"; }
+log() { echo ">>> [$(date +%T)] $*"; }

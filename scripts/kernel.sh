@@ -33,6 +33,17 @@ verify_config() {
 		"(missing dependencies?); see above"
 }
 
+# True when a Kconfig file that the last configuration read (Kbuild lists
+# them in auto.conf.cmd) is newer than our last olddefconfig.
+kconfig_changed() {
+	local cmd=$KOBJ/include/config/auto.conf.cmd f
+	[[ -f $cmd && -f $KOBJ/.olddefconfig.stamp ]] || return 0
+	while read -r f; do
+		[[ $KSRC/$f -nt $KOBJ/.olddefconfig.stamp ]] && return 0
+	done < <(sed -n 's/^\t\([^ ]*Kconfig[^ ]*\) \\$/\1/p' "$cmd")
+	return 1
+}
+
 if [[ ! -f $KOBJ/.config ]] || ! cmp -s "$FRAG" "$KOBJ/.fragment"; then
 	log "kernel: generating .config (tinyconfig + kernel/config)"
 	rm -f "$KOBJ/.fragment"
@@ -42,12 +53,13 @@ if [[ ! -f $KOBJ/.config ]] || ! cmp -s "$FRAG" "$KOBJ/.fragment"; then
 	kmake -s olddefconfig
 	verify_config
 	cp "$FRAG" "$KOBJ/.fragment"
-else
-	# Picks up Kconfig changes from the series; leaves .config untouched when
-	# nothing changed.
+elif kconfig_changed; then
+	# The series touched a Kconfig file: settle new symbols to their defaults
+	# (.config is left untouched when nothing changed).
 	kmake -s olddefconfig
 	verify_config
 fi
+touch "$KOBJ/.olddefconfig.stamp"
 
 log "kernel: make bzImage"
 kmake -j"$JOBS" bzImage

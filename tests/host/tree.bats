@@ -22,18 +22,26 @@ setup() {
 	[[ $ver == "$BASE_KERNEL_VERSION" ]]
 }
 
-@test "kernel/patches applies with git am to a pristine baseline" {
+@test "kernel/patches applies in order to a pristine baseline" {
+	# What `git am` does, on an index only (no 78k-file checkout): parse each
+	# mail, apply its diff; the result must be build/linux's tree when that
+	# tree is exactly the series.
 	tmp=$BATS_TEST_TMPDIR/linux
 	git clone -q --shared --no-checkout "$KSRC" "$tmp"
-	git -C "$tmp" checkout -q baseline
+	git -C "$tmp" read-tree baseline
 	shopt -s nullglob
 	patches=("$TOP"/kernel/patches/*.patch)
 	for p in "${patches[@]}"; do
-		git -C "$tmp" -c user.name=t -c user.email=t@t am -q "$p" ||
+		git mailinfo "$tmp/msg" "$tmp/diff" <"$p" >"$tmp/info"
+		grep -q '^Subject: .' "$tmp/info" && grep -q '^Author: .' "$tmp/info" ||
+			{ echo "no author or subject: ${p#"$TOP"/}"; false; }
+		git -C "$tmp" apply --cached "$tmp/diff" ||
 			{ echo "does not apply: ${p#"$TOP"/}"; false; }
 	done
 	echo "${#patches[@]} patches applied"
-	[[ $(git -C "$tmp" rev-list --count baseline..HEAD) == "${#patches[@]}" ]]
+	if "$TOP/scripts/tree.sh" verify >/dev/null 2>&1; then
+		[[ $(git -C "$tmp" write-tree) == $(git -C "$KSRC" rev-parse 'HEAD^{tree}') ]]
+	fi
 }
 
 @test "build/linux is exactly baseline + kernel/patches (nothing unexported)" {
