@@ -8,7 +8,7 @@ pkgs=(
 	libssl-dev libelf-dev zlib1g-dev libcap-dev libzstd-dev
 	clang llvm ccache
 	qemu-system-x86
-	bats jq python3-docutils
+	bats bash-completion jq python3 python3-docutils
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.
