@@ -5,6 +5,8 @@ BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-$BUILD/linux}
 KOBJ=${KOBJ:-$BUILD/kobj}
 JOBS=${JOBS:-$(($(nproc) + 1))}
+# ccache (and git) need a home even in a bare CI environment.
+export HOME=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
 # Keep command-line variables of the top-level make away from sub-makes
 # (e.g. the kernel's own Makefile).
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL

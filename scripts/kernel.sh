@@ -13,6 +13,9 @@ mkdir -p "$KOBJ"
 # Absolute paths under $TOP become relative in ccache's hash, so clones of the
 # project elsewhere (CI) share the cache.
 export CCACHE_BASEDIR=$TOP
+# Depend mode: hash the compiler's own dependency output instead of running the
+# preprocessor a second time on a miss (~10% of a cold build).
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 kmake() { make -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc "$@"; }
 
 # Every `CONFIG_X=v` and `# CONFIG_X is not set` line of the fragment must be

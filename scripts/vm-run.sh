@@ -14,8 +14,10 @@
 # timeout.
 #
 # Environment: VM_KVM=1 uses KVM (off by default: KVM guests hang on the CI
-# machines), VM_MEM (default 2G), VM_CPUS (default 1), VM_APPEND extra kernel
-# arguments, KERNEL (default build/kobj/arch/x86/boot/bzImage).
+# machines), VM_CPU (TCG CPU model, default max), VM_MEM (default 2G), VM_CPUS
+# (default 1), VM_APPEND (extra kernel arguments), KERNEL (default
+# build/kobj/arch/x86/boot/bzImage). Paths must not contain spaces (they go
+# on the kernel command line).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
