@@ -9,6 +9,9 @@
 # built first, each counted as one test: a broken test build or bpftool is
 # reported as a failure while every other suite still runs.
 #
+# HOST_TESTS / VM_TESTS (default tests/host, tests/vm) select bats files or
+# directories, e.g. VM_TESTS=tests/vm/smoke.bats for a quick run.
+#
 # TAP goes to build/test-results/*.tap; the last line printed is
 # `N passed, N failed` (`, N skipped` when there are skips; a skip is never
 # counted as passed). Exits non-zero on any failure.
@@ -50,14 +53,25 @@ check_tap() {
 	fi
 }
 
-have_bats() { compgen -G "$TOP/tests/$1/*.bats" >/dev/null; }
+HOST_TESTS=${HOST_TESTS:-tests/host}
+VM_TESTS=${VM_TESTS:-tests/vm}
+
+# True when the (space-separated) files/directories hold a .bats file.
+have_bats() {
+	local t
+	for t in $1; do
+		[[ $t == *.bats && -f $TOP/$t ]] && return 0
+		compgen -G "$TOP/$t/*.bats" >/dev/null && return 0
+	done
+	return 1
+}
 
 run_host() {
 	rm -f "$RES/host.tap"
-	have_bats host || return 0
+	have_bats "$HOST_TESTS" || return 0
 	log "host tests"
 	local rc=0
-	(cd "$TOP" && bats --tap tests/host) 2>&1 | tee "$RES/host.tap" || rc=$?
+	(cd "$TOP" && bats --tap $HOST_TESTS) 2>&1 | tee "$RES/host.tap" || rc=$?
 	check_tap "$RES/host.tap" host "$rc"
 	ran+=("$RES/host.tap")
 }
@@ -65,11 +79,11 @@ run_host() {
 run_vm() {
 	local out=$BUILD/vm-out/check rc=0
 	rm -f "$RES/vm.tap"
-	have_bats vm || return 0
+	have_bats "$VM_TESTS" || return 0
 	log "VM tests (one boot, TCG; timeout ${VM_TIMEOUT}s)"
 	"$TOP/scripts/vm-run.sh" --timeout "$VM_TIMEOUT" --out "$out" -- \
 		env TOP="$TOP" BUILD="$BUILD" KSRC="$KSRC" KOBJ="$KOBJ" BPFTOOL="$BPFTOOL" \
-		TEST_BIN="$TEST_BIN" bats --tap tests/vm || rc=$?
+		TEST_BIN="$TEST_BIN" bats --tap $VM_TESTS || rc=$?
 	tr -d '\r' <"$out/output" >"$RES/vm.tap" 2>/dev/null || true
 	# The kernel's own health during the whole run counts as one more test.
 	case $rc in
