@@ -5,8 +5,9 @@
 #   bpftool.sh install   -> $DESTDIR$PREFIX/{sbin,share/man/man8,share/bash-completion}
 #
 # Sources are assembled in build/bpftool-stage: the tree's tools/bpf/bpftool,
-# then bpftool/*.[ch], bpftool/Documentation/*.rst and bpftool/bash-completion/*
-# copied on top, then bpftool/patches/*.patch applied with `patch -p1`. The
+# then bpftool/*.[ch], Documentation/bpftool-*.rst (the man page sources) and
+# bash-completion/bpftool (the tree's completion with the token parts) copied
+# on top, then bpftool/patches/*.patch applied with `patch -p1`. The
 # result is synced by content into build/bpftool-src/tools/bpf/bpftool, so an
 # unchanged file keeps its mtime and make rebuilds only what changed. The
 # tools/bpf/bpftool nesting keeps bpftool's `include ../../scripts/...` working
@@ -27,8 +28,8 @@ assemble() {
 	rsync -a "$KSRC/tools/bpf/bpftool/" "$STAGE/"
 	shopt -s nullglob
 	for f in "$OVL"/*.c "$OVL"/*.h; do cp -p "$f" "$STAGE/"; done
-	for f in "$OVL"/Documentation/*.rst; do cp -p "$f" "$STAGE/Documentation/"; done
-	for f in "$OVL"/bash-completion/*; do cp -p "$f" "$STAGE/bash-completion/"; done
+	for f in "$TOP"/Documentation/bpftool-*.rst; do cp -p "$f" "$STAGE/Documentation/"; done
+	cp -p "$TOP/bash-completion/bpftool" "$STAGE/bash-completion/bpftool"
 	for p in "$OVL"/patches/*.patch; do
 		patch -p1 -s -N --no-backup-if-mismatch -d "$STAGE" <"$p" ||
 			die "bpftool/patches/$(basename "$p") does not apply to tools/bpf/bpftool (+ overlay)"

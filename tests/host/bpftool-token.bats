@@ -259,7 +259,7 @@ complete() {
 		COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
 		_bpftool bpftool "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
 		printf "%s\n" "${COMPREPLY[@]}" | sort
-	' complete "$SRC/bash-completion/bpftool" "$line"
+	' complete "$TOP/bash-completion/bpftool" "$line"
 }
 
 # A bpftool for the completion: the real one, except that `token list` shows
@@ -301,6 +301,17 @@ check_complete() {
 	echo "'$line' -> $(echo $output)"
 	[[ $status == 0 ]]
 	[[ $(echo $output) == "$want" ]]
+}
+
+@test "completion: bash-completion/bpftool is a complete file, the one bpftool is built with" {
+	# Sourced on its own (no tree needed), it defines the completion.
+	run bash -c 'source "$1" && complete -p bpftool' _ "$TOP/bash-completion/bpftool"
+	echo "$output"
+	[[ $status == 0 && $output == *"_bpftool"*bpftool ]]
+	# The tree's completion with the token parts: everything else is kept.
+	grep -q '_bpftool_token_list' "$TOP/bash-completion/bpftool"
+	grep -q 'struct_ops' "$TOP/bash-completion/bpftool"
+	cmp "$TOP/bash-completion/bpftool" "$SRC/bash-completion/bpftool"
 }
 
 @test "completion: token subcommands and keywords" {

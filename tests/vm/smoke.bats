@@ -15,13 +15,32 @@ as_nobody() {
 		--bounding-set=-all -- "$@"
 }
 
-@test "running kernel is the one in build/kobj" {
-	release=$(cat "$KOBJ/include/config/kernel.release")
-	version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' "$KOBJ/include/generated/utsversion.h")
-	echo "running: $(uname -r) $(uname -v)"
-	echo "built:   $release $version"
-	[[ $(uname -r) == "$release" ]]
-	[[ $(uname -v) == "$version" ]]
+# GNU build ID of the running kernel, from /sys/kernel/notes (raw ELF notes:
+# namesz, descsz, type, then name and desc, each padded to 4 bytes).
+running_build_id() {
+	python3 - <<-'EOF'
+	import struct
+	d = open("/sys/kernel/notes", "rb").read()
+	o = 0
+	while o + 12 <= len(d):
+	    nsz, dsz, typ = struct.unpack_from("<III", d, o)
+	    o += 12
+	    name = d[o:o + nsz]
+	    o += (nsz + 3) & ~3
+	    desc = d[o:o + dsz]
+	    o += (dsz + 3) & ~3
+	    if typ == 3 and name.rstrip(b"\0") == b"GNU":
+	        print(desc.hex())
+	EOF
+}
+
+@test "running kernel is the one in build/kobj (GNU build ID)" {
+	built=$(readelf -n "$KOBJ/vmlinux" | sed -n 's/^ *Build ID: *//p')
+	running=$(running_build_id)
+	echo "running: $(uname -r) $(uname -v) build ID $running"
+	echo "built:   $(cat "$KOBJ/include/config/kernel.release") build ID $built"
+	[[ -n $built && $running == "$built" ]]
+	[[ $(uname -r) == "$(cat "$KOBJ/include/config/kernel.release")" ]]
 }
 
 @test "BPF FS is mounted at /sys/fs/bpf" {
