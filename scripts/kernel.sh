@@ -16,6 +16,18 @@ export CCACHE_BASEDIR=$TOP
 # Depend mode: hash the compiler's own dependency output instead of running the
 # preprocessor a second time on a miss (~10% of a cold build).
 export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# Debug info (needed for vmlinux BTF) records the compiler's directory; with
+# the directory out of ccache's hash, clones share the cache all the same
+# (only BTF is taken from the DWARF, and it has no paths).
+export CCACHE_NOHASHDIR=1
+# Reproducible, identifiable builds: `uname -v` comes from the series (the
+# author date of the tree's top commit), not from the wall clock, so a ccache
+# hit on init/version.o can never carry another build's timestamp. Tests
+# identify the running kernel by its GNU build ID (vmlinux's .notes).
+KBUILD_BUILD_TIMESTAMP=$(git -C "$KSRC" log -1 --format=%ad --date=rfc2822 2>/dev/null ||
+	echo "Thu, 1 Jan 1970 00:00:00 +0000")
+export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER=bpf-token KBUILD_BUILD_HOST=bpf-token \
+	KBUILD_BUILD_VERSION=1
 kmake() { make -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc "$@"; }
 
 # Every `CONFIG_X=v` and `# CONFIG_X is not set` line of the fragment must be
