@@ -9,6 +9,8 @@ pkgs=(
 	clang llvm ccache
 	qemu-system-x86
 	bats bash-completion jq python3 python3-docutils
+	dwarves iproute2
+	xdp-tools libxdp1
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.
