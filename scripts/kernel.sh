@@ -3,12 +3,15 @@
 # The .config is tinyconfig + kernel/config; it is regenerated only when the
 # fragment changed, and every option the fragment sets is checked to have
 # stuck (merge_config.sh only warns).
+# KCONFIG_EXTRA: more fragments (space-separated paths) merged after
+# kernel/config, e.g. kernel/config-debug for `make check-debug` (KOBJ=...).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-FRAG=$TOP/kernel/config
 [[ -f $KSRC/Makefile ]] || die "no kernel tree in $KSRC: run 'make tree'"
 mkdir -p "$KOBJ"
+FRAG=$KOBJ/fragment.in
+cat "$TOP/kernel/config" ${KCONFIG_EXTRA:-} >"$FRAG"
 
 # Absolute paths under $TOP become relative in ccache's hash, so clones of the
 # project elsewhere (CI) share the cache.
@@ -44,7 +47,7 @@ verify_config() {
 			! grep -q "^$sym=" "$KOBJ/.config" || { echo "  wanted $line" >&2; bad=1; } ;;
 		esac
 	done <"$FRAG"
-	[[ $bad == 0 ]] || die "kernel/config options did not stick in build/kobj/.config" \
+	[[ $bad == 0 ]] || die "kernel/config${KCONFIG_EXTRA:+ $KCONFIG_EXTRA} options did not stick in $KOBJ/.config" \
 		"(missing dependencies?); see above"
 }
 
@@ -60,7 +63,7 @@ kconfig_changed() {
 }
 
 if [[ ! -f $KOBJ/.config ]] || ! cmp -s "$FRAG" "$KOBJ/.fragment"; then
-	log "kernel: generating .config (tinyconfig + kernel/config)"
+	log "kernel: generating .config (tinyconfig + kernel/config${KCONFIG_EXTRA:+ $KCONFIG_EXTRA})"
 	rm -f "$KOBJ/.fragment"
 	kmake -s tinyconfig >/dev/null
 	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOBJ" "$KOBJ/.config" "$FRAG" >"$KOBJ/merge.log" 2>&1 ||
