@@ -67,8 +67,9 @@ libbpf: tree
 bpftool: tree
 	@$(MAKE) --no-print-directory build-bpftool
 
-# make install [PREFIX=/usr/local] [DESTDIR=]
-install: bpftool
+# make install [PREFIX=/usr/local] [DESTDIR=]: bpftool, its man pages and
+# completion, and the shared libbpf in $(PREFIX)/lib/bpf-token/
+install: bpftool libbpf
 	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/bpftool.sh install
 
 # Test binaries: tests/helpers/*.c -> build/tests/*, then every

@@ -3,6 +3,7 @@
 #
 #   bpftool.sh build     -> build/bpftool/bpftool and build/bpftool/man/*.8
 #   bpftool.sh install   -> $DESTDIR$PREFIX/{sbin,share/man/man8,share/bash-completion}
+#                           and the shared libbpf (scripts/libbpf.sh install)
 #
 # Sources are assembled in build/bpftool-stage: the tree's tools/bpf/bpftool,
 # then bpftool/*.[ch], Documentation/bpftool-*.rst (the man page sources) and
@@ -66,6 +67,7 @@ install_all() {
 		install -m 0644 "$f" "$dest$prefix/share/bash-completion/completions/"
 	done
 	echo "bpftool: installed into $dest$prefix"
+	"$TOP/scripts/libbpf.sh" install
 }
 
 case ${1:-} in
