@@ -57,6 +57,8 @@ fi
 console=$out/console.log
 
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic random.trust_cpu=on"
+# Own slab caches stay apart, so /proc/slabinfo counts live BPF tokens.
+append+=" slab_nomerge"
 append+=" root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell"
