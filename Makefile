@@ -35,14 +35,14 @@ HELPER_SRCS := $(wildcard $(TOP)/tests/helpers/*.c)
 HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
 .PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
-	test-build test-host test-vm check demo vm-shell clean distclean
+	test-build test-host test-vm check demo bench vm-shell clean distclean
 
 all: kernel libbpf bpftool test-build
 
 help:
 	@sed -n '3,7p' $(TOP)/Makefile | sed 's/^# *//'
 	@echo 'steps: deps tree kernel libbpf bpftool install test-build test-host test-vm'
-	@echo 'other: export-patches vm-shell clean distclean'
+	@echo 'other: export-patches bench vm-shell clean distclean'
 
 deps:
 	@$(TOP)/scripts/deps.sh
@@ -114,6 +114,13 @@ check: kernel libbpf
 demo: kernel bpftool libbpf
 	@$(MAKE) --no-print-directory build-tests-progs
 	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
+
+# Benchmarks (not part of check): one VM boot, build/bench/results.json.
+# BENCH_ARGS go to build/bench/bench (-q: a quick run). See
+# Documentation/benchmarks.md.
+bench: kernel bpftool libbpf
+	@$(MAKE) --no-print-directory build-tests-progs build-tests-bench
+	@$(TOP)/scripts/bench.sh $(BENCH_ARGS)
 
 vm-shell: kernel bpftool
 	@$(TOP)/scripts/vm-run.sh --shell
