@@ -1,0 +1,1445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench: what a BPF token costs.
+ *
+ *   bench [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] [-b BPFTOOL]
+ *         [-n TOKENS] [-m OTHERS] [-s SECTIONS]
+ *
+ * Runs as root on the patched kernel (scripts/bench.sh boots it once and
+ * runs this in the VM), with BPF FS at /sys/fs/bpf. Three sections (-s, a
+ * subset of "olm"; default all):
+ *
+ * o  operations: BPF_MAP_CREATE (array, hash), BPF_BTF_LOAD (small, 100 KiB),
+ *    BPF_PROG_LOAD (2 instructions, ~1000 instructions with helpers), and
+ *    bpf_object__load() of PROGS_DIR/xdp_token.bpf.o, each done three ways:
+ *    "cap" (root, no token), "token" (root, through a token) and "nobody"
+ *    (uid/gid 65534, no capabilities, through the same token; a forked child
+ *    that gets its orders over a pipe). One round times one batch of each
+ *    way, the three batches in a different order in each round (all six
+ *    orders in turn), around the batch only (CLOCK_MONOTONIC). Rounds go on
+ *    until the median of the per-round ratios token/cap and nobody/cap moved
+ *    by less than 0.5% over the last six rounds (at least 24 rounds, at most
+ *    120 or the time budget of the operation). After each batch the program
+ *    sleeps while the kernel frees what the batch made (see settle()).
+ *
+ * l  `bpftool token list` with N tokens (N = 10, 100, 1000, TOKENS) pinned
+ *    among OTHERS other pins (one array map pinned OTHERS times), spread over
+ *    100 nested directories on two BPF FS mounts (/sys/fs/bpf and a second
+ *    instance mounted by this program). A round times: list with the N
+ *    tokens, the floor (this program's own loop of BPF_OBJ_GET +
+ *    BPF_OBJ_GET_INFO_BY_FD + close over the N token pins), and list with the
+ *    N tokens unlinked (the same walk over the others alone), in alternating
+ *    order. Cost per token = (list with N - list without) / N.
+ *
+ * m  memory and create rate: /proc/meminfo's Slab: and /proc/slabinfo before
+ *    and after creating TOKENS tokens (BPF_TOKEN_CREATE, which also pins).
+ *
+ * Prints a table on stdout (and into TABLE.txt) and writes RESULTS.json (see
+ * Documentation/benchmarks.md). -q: a quick run (fewer rounds, smaller N)
+ * to check that everything works; its numbers mean little.
+ * Exit status: 0 if every measurement was made, 1 if one failed (the table
+ * and the JSON then say which, with the error).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/capability.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+extern char **environ;
+
+#define NOBODY		65534
+#define BPFFS		"/sys/fs/bpf"
+#define BPFFS2		"/run/bench-bpffs"
+#define OPS_DIR		BPFFS "/bench-ops"
+#define OPS_TOKEN	OPS_DIR "/token"
+#define MAX_BATCH	512
+#define MAX_ROUNDS	120
+
+static struct {
+	const char *out;
+	const char *table;
+	const char *progs_dir;
+	const char *bpftool;
+	bool quick;
+	int max_tokens;
+	int others;
+	const char *sections;
+} cfg = {
+	.progs_dir = "build/progs",
+	.bpftool = "build/bpftool/bpftool",
+	.max_tokens = 10000,
+	.others = 10000,
+	.sections = "olm",
+};
+
+static int failures;
+static char clocksource[64] = "unknown";
+
+static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics over rounds */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Quantile q (0..1) of v[0..n), linear between the order statistics */
+static double quantile(const double *v, int n, double q)
+{
+	double s[MAX_ROUNDS * 4 + 64], pos;
+	int i;
+
+	if (n <= 0)
+		return 0;
+	if (n > (int)(sizeof(s) / sizeof(s[0])))
+		n = sizeof(s) / sizeof(s[0]);
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	pos = q * (n - 1);
+	i = (int)pos;
+	if (i >= n - 1)
+		return s[n - 1];
+	return s[i] + (pos - i) * (s[i + 1] - s[i]);
+}
+
+static double median(const double *v, int n)
+{
+	return quantile(v, n, 0.5);
+}
+
+/* Interquartile range relative to the median */
+static double rel_iqr(const double *v, int n)
+{
+	double m = median(v, n);
+
+	return m ? (quantile(v, n, 0.75) - quantile(v, n, 0.25)) / m : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* libbpf's messages: kept, printed only when something fails */
+
+static char lib_log[8192];
+static size_t lib_log_len;
+
+static int print_cb(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	size_t room = sizeof(lib_log) - lib_log_len;
+	int n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (room < 2) {
+		/* keep the latest messages */
+		lib_log_len = 0;
+		room = sizeof(lib_log);
+	}
+	n = vsnprintf(lib_log + lib_log_len, room, fmt, args);
+	if (n > 0)
+		lib_log_len += (size_t)n < room ? (size_t)n : room - 1;
+	return n;
+}
+
+static void dump_lib_log(void)
+{
+	if (lib_log_len)
+		fprintf(stderr, "libbpf said:\n%s", lib_log);
+	lib_log_len = 0;
+	lib_log[0] = '\0';
+}
+
+/* ------------------------------------------------------------------------ */
+/* What is loaded: BTF blobs and instruction arrays, made before the fork */
+
+static const void *btf_small, *btf_big;
+static __u32 btf_small_sz, btf_big_sz;
+static struct btf *btf_small_obj, *btf_big_obj;
+
+static struct bpf_insn prog2[2], prog1k[1024];
+static int prog1k_cnt;
+
+static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
+{
+	struct bpf_insn i = {
+		.code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm,
+	};
+	return i;
+}
+
+/* A BTF with @structs struct types of @members int members each; returns
+ * its raw size.
+ */
+static struct btf *make_btf(int structs, int members, const void **raw, __u32 *raw_sz)
+{
+	char name[32];
+	struct btf *btf;
+	int int_id, s, m;
+
+	btf = btf__new_empty();
+	if (!btf)
+		return NULL;
+	int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	if (int_id < 0)
+		goto err;
+	for (s = 0; s < structs; s++) {
+		snprintf(name, sizeof(name), "bench_struct_%d", s);
+		if (btf__add_struct(btf, name, members * 4) < 0)
+			goto err;
+		for (m = 0; m < members; m++) {
+			snprintf(name, sizeof(name), "field_%d", m);
+			if (btf__add_field(btf, name, int_id, m * 32, 0))
+				goto err;
+		}
+	}
+	*raw = btf__raw_data(btf, raw_sz);
+	if (!*raw)
+		goto err;
+	return btf;
+err:
+	btf__free(btf);
+	return NULL;
+}
+
+static int make_payloads(void)
+{
+	/* helpers of the long program: some for everybody, bpf_jiffies64()
+	 * only with CAP_BPF, bpf_get_current_task() only with CAP_PERFMON
+	 */
+	static const int helpers[] = {
+		BPF_FUNC_get_prandom_u32, BPF_FUNC_ktime_get_ns, BPF_FUNC_jiffies64,
+		BPF_FUNC_get_smp_processor_id, BPF_FUNC_get_current_task,
+	};
+	int structs, i, n = 0;
+
+	btf_small_obj = make_btf(1, 2, &btf_small, &btf_small_sz);
+	if (!btf_small_obj)
+		return -1;
+	/* about 100 KiB: 6 members of 12 bytes, a type of 12, names shared */
+	for (structs = 1000;; structs += 100) {
+		btf__free(btf_big_obj);
+		btf_big_obj = make_btf(structs, 6, &btf_big, &btf_big_sz);
+		if (!btf_big_obj)
+			return -1;
+		if (btf_big_sz >= 100 * 1024)
+			break;
+	}
+
+	/* r0 = XDP_PASS; exit */
+	prog2[0] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, XDP_PASS);
+	prog2[1] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+
+	/* r6 = 0; 332 x { call helper; r6 += r0; r6 ^= i }; r0 = XDP_PASS; exit */
+	prog1k[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_6, 0, 0, 0);
+	for (i = 0; i < 332; i++) {
+		prog1k[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0,
+				   helpers[i % (sizeof(helpers) / sizeof(helpers[0]))]);
+		prog1k[n++] = insn(BPF_ALU64 | BPF_ADD | BPF_X, BPF_REG_6, BPF_REG_0, 0, 0);
+		prog1k[n++] = insn(BPF_ALU64 | BPF_XOR | BPF_K, BPF_REG_6, 0, 0, i);
+	}
+	prog1k[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, XDP_PASS);
+	prog1k[n++] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	prog1k_cnt = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The operations. run() is timed; prepare() and release() are not. */
+
+struct op {
+	const char *name;
+	const char *what;
+	void *(*prepare)(const char *token_path);
+	long (*run)(int token_fd, void *prepared);
+	void (*release)(long handle, void *prepared);
+	double budget_s;	/* time for the rounds of this operation */
+};
+
+static long ret_fd(int fd)
+{
+	return fd < 0 ? -errno : fd;
+}
+
+static void close_fd(long fd, void *prepared)
+{
+	close((int)fd);
+}
+
+static long map_array(int token_fd, void *prepared)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .token_fd = token_fd);
+
+	return ret_fd(bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 16, &opts));
+}
+
+static long map_hash(int token_fd, void *prepared)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .token_fd = token_fd);
+
+	return ret_fd(bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 4, 8, 16, &opts));
+}
+
+static long btf_load(const void *data, __u32 size, int token_fd)
+{
+	LIBBPF_OPTS(bpf_btf_load_opts, opts, .token_fd = token_fd);
+
+	return ret_fd(bpf_btf_load(data, size, &opts));
+}
+
+static long btf_small_load(int token_fd, void *prepared)
+{
+	return btf_load(btf_small, btf_small_sz, token_fd);
+}
+
+static long btf_big_load(int token_fd, void *prepared)
+{
+	return btf_load(btf_big, btf_big_sz, token_fd);
+}
+
+static long prog_load(const struct bpf_insn *insns, int cnt, int token_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = BPF_XDP,
+		.token_fd = token_fd,
+	);
+
+	return ret_fd(bpf_prog_load(BPF_PROG_TYPE_XDP, NULL, "GPL", insns, cnt, &opts));
+}
+
+static long prog2_load(int token_fd, void *prepared)
+{
+	return prog_load(prog2, 2, token_fd);
+}
+
+static long prog1k_load(int token_fd, void *prepared)
+{
+	return prog_load(prog1k, prog1k_cnt, token_fd);
+}
+
+static char obj_path[PATH_MAX];
+
+/* Open the object; token_path "" says "no token" to libbpf (also when
+ * LIBBPF_BPF_TOKEN_PATH is set).
+ */
+static void *obj_open(const char *token_path)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = token_path);
+	struct bpf_object *obj;
+
+	obj = bpf_object__open_file(obj_path, &opts);
+	return obj;		/* NULL with errno on error */
+}
+
+static long obj_load(int token_fd, void *prepared)
+{
+	int err = bpf_object__load(prepared);
+
+	return err < 0 ? err : 0;
+}
+
+static void obj_close(long handle, void *prepared)
+{
+	bpf_object__close(prepared);
+}
+
+static struct op ops[] = {
+	{ "map_create_array", "BPF_MAP_CREATE, array, 16 entries",
+	  NULL, map_array, close_fd, 45 },
+	{ "map_create_hash", "BPF_MAP_CREATE, hash, 16 entries",
+	  NULL, map_hash, close_fd, 45 },
+	{ "btf_load_small", "BPF_BTF_LOAD, 1 struct",
+	  NULL, btf_small_load, close_fd, 45 },
+	{ "btf_load_100k", "BPF_BTF_LOAD, ~100 KiB",
+	  NULL, btf_big_load, close_fd, 60 },
+	{ "prog_load_xdp_2", "BPF_PROG_LOAD, XDP, 2 insns",
+	  NULL, prog2_load, close_fd, 45 },
+	{ "prog_load_xdp_1k", "BPF_PROG_LOAD, XDP, ~1000 insns, helpers",
+	  NULL, prog1k_load, close_fd, 60 },
+	{ "object_load", "bpf_object__load(xdp_token.bpf.o)",
+	  obj_open, obj_load, obj_close, 75 },
+};
+#define NR_OPS ((int)(sizeof(ops) / sizeof(ops[0])))
+
+/* Closing what a batch made leaves work to the kernel: maps are freed from
+ * a workqueue, programs and BTF after an RCU grace period. On the VM's one
+ * CPU that work would land in whichever batch runs next; sleep instead, so
+ * that it runs now, while nothing is timed. As long as the batch itself,
+ * at least 5 ms (a bit more than one tick at HZ=250).
+ */
+static void settle(uint64_t batch_ns)
+{
+	uint64_t ns = batch_ns < 5000000 ? 5000000 : batch_ns;
+	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Run @n times @op; *ns: the time of the run() calls together. */
+static int run_batch(const struct op *op, int token_fd, const char *token_path,
+		     int n, uint64_t *ns)
+{
+	void *prep[MAX_BATCH] = {};
+	long h[MAX_BATCH];
+	int i, done = 0, err = 0;
+	uint64_t t0 = 0, t1 = 0;
+
+	if (n > MAX_BATCH)
+		n = MAX_BATCH;
+	for (i = 0; i < n && op->prepare; i++) {
+		prep[i] = op->prepare(token_path);
+		if (!prep[i]) {
+			err = -errno ?: -EINVAL;
+			n = i;
+			goto out;
+		}
+	}
+	t0 = now_ns();
+	for (done = 0; done < n; done++) {
+		h[done] = op->run(token_fd, prep[done]);
+		if (h[done] < 0) {
+			err = h[done];
+			break;
+		}
+	}
+	t1 = now_ns();
+	*ns = t1 - t0;
+out:
+	for (i = 0; i < n; i++) {
+		if (i < done)
+			op->release(h[i], prep[i]);
+		else if (prep[i])
+			op->release(-1, prep[i]);
+	}
+	settle(t1 - t0);
+	return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The nobody side: a child with no privileges at all, run by pipe */
+
+struct req {
+	int op;			/* index in ops[], -1: exit */
+	int n;
+};
+
+struct resp {
+	int err;
+	uint64_t ns;
+};
+
+static int drop_privileges(void)
+{
+	cap_t caps;
+	int i;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	caps = cap_init();
+	if (!caps || cap_clear(caps) || cap_set_proc(caps))
+		return -1;
+	cap_free(caps);
+	for (i = 0; i <= CAP_LAST_CAP; i++)
+		if (prctl(PR_CAPBSET_READ, i, 0, 0, 0) == 1)
+			prctl(PR_CAPBSET_DROP, i, 0, 0, 0);
+	/* make sure */
+	caps = cap_get_proc();
+	if (!caps)
+		return -1;
+	for (i = 0; i <= CAP_LAST_CAP; i++) {
+		cap_flag_value_t e, p;
+
+		if (cap_get_flag(caps, i, CAP_EFFECTIVE, &e) ||
+		    cap_get_flag(caps, i, CAP_PERMITTED, &p) || e || p) {
+			cap_free(caps);
+			errno = EPERM;
+			return -1;
+		}
+	}
+	cap_free(caps);
+	return getuid() == NOBODY && geteuid() == NOBODY ? 0 : -1;
+}
+
+static bool full_io(int fd, void *buf, size_t len, bool wr)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+static void nobody_main(int rfd, int wfd)
+{
+	struct resp rsp = {};
+	struct req rq;
+	int token_fd;
+
+	if (drop_privileges()) {
+		msg("nobody: dropping privileges: %s", strerror(errno));
+		_exit(1);
+	}
+	/* using a token needs it opened read-write */
+	token_fd = bpf_obj_get(OPS_TOKEN);
+	if (token_fd < 0) {
+		msg("nobody: opening %s: %s", OPS_TOKEN, strerror(errno));
+		_exit(1);
+	}
+	while (full_io(rfd, &rq, sizeof(rq), false) && rq.op >= 0 && rq.op < NR_OPS) {
+		rsp.ns = 0;
+		rsp.err = run_batch(&ops[rq.op], token_fd, OPS_TOKEN, rq.n, &rsp.ns);
+		if (rsp.err)
+			dump_lib_log();
+		if (!full_io(wfd, &rsp, sizeof(rsp), true))
+			break;
+	}
+	_exit(0);
+}
+
+static pid_t nobody_pid;
+static int to_nobody = -1, from_nobody = -1;
+
+static int start_nobody(void)
+{
+	int a[2], b[2];
+
+	if (pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC))
+		return -1;
+	fflush(NULL);
+	nobody_pid = fork();
+	if (nobody_pid < 0)
+		return -1;
+	if (!nobody_pid) {
+		close(a[1]);
+		close(b[0]);
+		nobody_main(a[0], b[1]);
+	}
+	close(a[0]);
+	close(b[1]);
+	to_nobody = a[1];
+	from_nobody = b[0];
+	return 0;
+}
+
+static void stop_nobody(void)
+{
+	struct req rq = { .op = -1 };
+
+	if (nobody_pid <= 0)
+		return;
+	full_io(to_nobody, &rq, sizeof(rq), true);
+	close(to_nobody);
+	close(from_nobody);
+	waitpid(nobody_pid, NULL, 0);
+	nobody_pid = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Section o: operations */
+
+enum { V_CAP, V_TOKEN, V_NOBODY, NR_V };
+static const char *const v_name[NR_V] = { "cap", "token", "nobody" };
+static int ops_token_fd = -1;
+
+static int measure(int v, int op, int n, uint64_t *ns)
+{
+	struct req rq = { .op = op, .n = n };
+	struct resp rsp;
+
+	switch (v) {
+	case V_CAP:
+		return run_batch(&ops[op], 0, "", n, ns);
+	case V_TOKEN:
+		return run_batch(&ops[op], ops_token_fd, OPS_TOKEN, n, ns);
+	default:
+		if (!full_io(to_nobody, &rq, sizeof(rq), true) ||
+		    !full_io(from_nobody, &rsp, sizeof(rsp), false))
+			return -EPIPE;
+		*ns = rsp.ns;
+		return rsp.err;
+	}
+}
+
+struct op_result {
+	int err;
+	int err_v;
+	int rounds, batch;
+	bool stable;
+	double ns[NR_V][MAX_ROUNDS];		/* per round, ns per operation */
+	double ratio[NR_V][MAX_ROUNDS];		/* per round, against cap */
+	double med[NR_V], spread[NR_V];		/* ns: median, IQR/median */
+	double rmed[NR_V], rspread[NR_V];	/* ratio: median, IQR/median */
+};
+
+static struct op_result op_res[NR_OPS];
+
+/* All six orders of the three ways, one per round in turn */
+static const int orders[6][NR_V] = {
+	{ 0, 1, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 0, 2, 1 }, { 2, 1, 0 }, { 1, 0, 2 },
+};
+
+static void bench_op(int i)
+{
+	struct op_result *r = &op_res[i];
+	const struct op *op = &ops[i];
+	int min_rounds = cfg.quick ? 6 : 24, max_rounds = cfg.quick ? 6 : MAX_ROUNDS;
+	double budget = cfg.quick ? 5 : op->budget_s, target_ns = cfg.quick ? 5e6 : 10e6;
+	uint64_t ns, t_start;
+	int v, k, w, n;
+
+	/* warm-up (caches, libbpf's feature probes), then a batch size
+	 * for about target_ns per batch, from the slowest way's median
+	 */
+	for (w = 0; w < 5; w++) {
+		for (v = 0; v < NR_V; v++) {
+			r->err = measure(v, i, 1, &ns);
+			if (r->err) {
+				r->err_v = v;
+				msg("%s (%s): %s", op->name, v_name[v], strerror(-r->err));
+				dump_lib_log();
+				failures++;
+				return;
+			}
+			r->ns[v][w] = ns;
+		}
+	}
+	for (v = 0, ns = 0; v < NR_V; v++)
+		if (median(r->ns[v], 5) > ns)
+			ns = median(r->ns[v], 5);
+	n = ns ? (int)(target_ns / ns) : MAX_BATCH;
+	r->batch = n < 1 ? 1 : n > MAX_BATCH ? MAX_BATCH : n;
+
+	t_start = now_ns();
+	for (k = 0; k < max_rounds; k++) {
+		for (w = 0; w < NR_V; w++) {
+			v = orders[k % 6][w];
+			r->err = measure(v, i, r->batch, &ns);
+			if (r->err) {
+				r->err_v = v;
+				msg("%s (%s): %s", op->name, v_name[v], strerror(-r->err));
+				dump_lib_log();
+				failures++;
+				return;
+			}
+			r->ns[v][k] = (double)ns / r->batch;
+		}
+		for (v = 0; v < NR_V; v++)
+			r->ratio[v][k] = r->ns[v][k] / r->ns[V_CAP][k];
+		r->rounds = k + 1;
+
+		if (r->rounds >= min_rounds && r->rounds % 6 == 0) {
+			bool stable = true;
+
+			for (v = V_TOKEN; v < NR_V; v++) {
+				double now = median(r->ratio[v], r->rounds);
+				double before = median(r->ratio[v], r->rounds - 6);
+
+				if (now <= 0 || (now > before ? now - before : before - now) / now > 0.005)
+					stable = false;
+			}
+			r->stable = stable;
+			if (stable || (now_ns() - t_start) / 1e9 > budget)
+				break;
+		}
+	}
+	for (v = 0; v < NR_V; v++) {
+		r->med[v] = median(r->ns[v], r->rounds);
+		r->spread[v] = rel_iqr(r->ns[v], r->rounds);
+		r->rmed[v] = median(r->ratio[v], r->rounds);
+		r->rspread[v] = rel_iqr(r->ratio[v], r->rounds);
+	}
+}
+
+static int section_ops(void)
+{
+	LIBBPF_OPTS(bpf_token_create_opts, topts,
+		.allowed_cmds = 1ULL << BPF_MAP_CREATE | 1ULL << BPF_BTF_LOAD |
+				1ULL << BPF_PROG_LOAD,
+		.allowed_map_types = 1ULL << BPF_MAP_TYPE_ARRAY | 1ULL << BPF_MAP_TYPE_HASH,
+		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_XDP,
+		.allowed_attach_types = 1ULL << BPF_XDP,
+	);
+	int i, err;
+
+	snprintf(obj_path, sizeof(obj_path), "%s/xdp_token.bpf.o", cfg.progs_dir);
+	if (access(obj_path, R_OK)) {
+		msg("Error: %s: %s", obj_path, strerror(errno));
+		return -1;
+	}
+	if (make_payloads()) {
+		msg("Error: making the BTF and programs: %s", strerror(errno));
+		return -1;
+	}
+	if (mkdir(OPS_DIR, 0755) && errno != EEXIST) {
+		msg("Error: mkdir %s: %s", OPS_DIR, strerror(errno));
+		return -1;
+	}
+	unlink(OPS_TOKEN);
+	err = bpf_token_create(AT_FDCWD, OPS_TOKEN, &topts);
+	if (err) {
+		msg("Error: creating %s: %s", OPS_TOKEN, strerror(-err));
+		return -1;
+	}
+	/* nobody uses it: it needs write access */
+	if (chmod(OPS_TOKEN, 0666)) {
+		msg("Error: chmod %s: %s", OPS_TOKEN, strerror(errno));
+		return -1;
+	}
+	ops_token_fd = bpf_obj_get(OPS_TOKEN);
+	if (ops_token_fd < 0) {
+		msg("Error: opening %s: %s", OPS_TOKEN, strerror(errno));
+		return -1;
+	}
+	if (start_nobody()) {
+		msg("Error: starting the nobody process: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < NR_OPS; i++) {
+		msg("bench: %s ...", ops[i].name);
+		bench_op(i);
+	}
+	stop_nobody();
+	close(ops_token_fd);
+	unlink(OPS_TOKEN);
+	rmdir(OPS_DIR);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sections l and m: many pins */
+
+#define LEAVES 100
+
+static char *token_paths;	/* max_tokens paths of PATH_LEN */
+#define PATH_LEN 96
+#define TOKEN_PATH(k) (token_paths + (size_t)(k) * PATH_LEN)
+static int tokens_present;	/* tokens 0 .. tokens_present-1 exist */
+static bool bpffs2_mounted;
+
+/* Leaf directory l: alternately on either mount, three levels deep */
+static void leaf_dir(int l, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s/bench/a%d/b%d", l % 2 ? BPFFS2 : BPFFS, (l / 2) / 10,
+		 (l / 2) % 10);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static int setup_tree(void)
+{
+	char dir[48], path[PATH_LEN];
+	int l, k, map_fd;
+
+	if (mkdir(BPFFS2, 0755) && errno != EEXIST)
+		return msg("Error: mkdir %s: %s", BPFFS2, strerror(errno)), -1;
+	if (mount("bpf", BPFFS2, "bpf", 0, NULL))
+		return msg("Error: mounting a BPF FS on %s: %s", BPFFS2, strerror(errno)), -1;
+	bpffs2_mounted = true;
+	for (l = 0; l < LEAVES; l++) {
+		leaf_dir(l, dir, sizeof(dir));
+		if (mkdir_p(dir))
+			return msg("Error: mkdir %s: %s", dir, strerror(errno)), -1;
+	}
+	map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	if (map_fd < 0)
+		return msg("Error: creating the map: %s", strerror(errno)), -1;
+	for (k = 0; k < cfg.others; k++) {
+		leaf_dir(k % LEAVES, dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/map%05d", dir, k);
+		if (bpf_obj_pin(map_fd, path)) {
+			msg("Error: pinning %s: %s", path, strerror(errno));
+			close(map_fd);
+			return -1;
+		}
+	}
+	close(map_fd);
+
+	token_paths = calloc(cfg.max_tokens, PATH_LEN);
+	if (!token_paths)
+		return msg("Error: out of memory"), -1;
+	for (k = 0; k < cfg.max_tokens; k++) {
+		leaf_dir(k % LEAVES, dir, sizeof(dir));
+		snprintf(TOKEN_PATH(k), PATH_LEN, "%s/tok%05d", dir, k);
+	}
+	return 0;
+}
+
+static void remove_tree(void)
+{
+	char dir[48], path[PATH_LEN];
+	int l, k;
+
+	for (k = 0; k < tokens_present; k++)
+		unlink(TOKEN_PATH(k));
+	tokens_present = 0;
+	for (k = 0; k < cfg.others; k++) {
+		leaf_dir(k % LEAVES, dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/map%05d", dir, k);
+		unlink(path);
+	}
+	for (l = 0; l < LEAVES; l++) {
+		leaf_dir(l, dir, sizeof(dir));
+		rmdir(dir);
+	}
+	for (l = 0; l < LEAVES; l++) {
+		leaf_dir(l, dir, sizeof(dir));
+		*strrchr(dir, '/') = '\0';
+		rmdir(dir);
+		*strrchr(dir, '/') = '\0';
+		rmdir(dir);
+	}
+	if (bpffs2_mounted && !umount(BPFFS2))
+		rmdir(BPFFS2);
+	free(token_paths);
+}
+
+/* Make tokens 0..n-1 exist and no others; *ns: the time of the creations */
+static int set_tokens(int n, uint64_t *ns)
+{
+	LIBBPF_OPTS(bpf_token_create_opts, opts,
+		.allowed_cmds = 1ULL << BPF_MAP_CREATE | 1ULL << BPF_PROG_LOAD,
+		.allowed_map_types = 1ULL << BPF_MAP_TYPE_ARRAY,
+		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_XDP,
+		.allowed_attach_types = 1ULL << BPF_XDP,
+	);
+	uint64_t t0;
+	int err;
+
+	while (tokens_present > n)
+		unlink(TOKEN_PATH(--tokens_present));
+	t0 = now_ns();
+	while (tokens_present < n) {
+		err = bpf_token_create(AT_FDCWD, TOKEN_PATH(tokens_present), &opts);
+		if (err) {
+			msg("Error: creating token %s: %s", TOKEN_PATH(tokens_present),
+			    strerror(-err));
+			return err;
+		}
+		tokens_present++;
+	}
+	if (ns)
+		*ns = now_ns() - t0;
+	return 0;
+}
+
+/* Run bpftool with @args (NULL-terminated, after argv[0]); stdout to
+ * @out_fd (-1: /dev/null). Returns its exit status, -1 if it did not exit.
+ */
+static int run_bpftool(const char *const *args, int out_fd, uint64_t *ns)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[16];
+	int i, status, rc = -1;
+	uint64_t t0;
+	pid_t pid;
+
+	argv[0] = (char *)cfg.bpftool;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+
+	posix_spawn_file_actions_init(&fa);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	t0 = now_ns();
+	if (!posix_spawn(&pid, cfg.bpftool, &fa, NULL, argv, environ) &&
+	    waitpid(pid, &status, 0) == pid) {
+		if (ns)
+			*ns = now_ns() - t0;
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+/* How many tokens `bpftool token list` shows: lines that start with '/' */
+static int count_listed(void)
+{
+	static const char *const args[] = { "token", "list", NULL };
+	char line[PATH_MAX + 64];
+	int fd, cnt = 0;
+	FILE *f;
+
+	fd = memfd_create("bench-list", 0);
+	if (fd < 0)
+		return -1;
+	if (run_bpftool(args, fd, NULL) != 0) {
+		close(fd);
+		return -1;
+	}
+	lseek(fd, 0, SEEK_SET);
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (line[0] == '/')
+			cnt++;
+	fclose(f);
+	return cnt;
+}
+
+/* The floor: what any lister has to do per token */
+static int floor_loop(int n, uint64_t *ns)
+{
+	struct bpf_token_info info;
+	uint64_t t0 = now_ns();
+	__u32 len;
+	int k, fd;
+
+	for (k = 0; k < n; k++) {
+		fd = bpf_obj_get(TOKEN_PATH(k));
+		if (fd < 0)
+			return -errno;
+		len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		close(fd);
+	}
+	*ns = now_ns() - t0;
+	return 0;
+}
+
+#define MAX_STEPS 4
+#define LIST_ROUNDS 25
+
+struct list_result {
+	int tokens;
+	int err;
+	const char *what;	/* what failed */
+	int rounds;
+	double list[LIST_ROUNDS], empty[LIST_ROUNDS], floor[LIST_ROUNDS];
+	double marginal[LIST_ROUNDS];	/* us per token, per round */
+	double list_ms, empty_ms, show_ms, us_per_token, floor_us, spread, floor_spread;
+};
+
+static struct list_result list_res[MAX_STEPS];
+static int nr_steps;
+static double spawn_ms;			/* `bpftool version` */
+static double create_samples[LIST_ROUNDS * MAX_STEPS + 1];
+static int nr_create_samples;
+
+static void list_step(struct list_result *r)
+{
+	static const char *const list_args[] = { "token", "list", NULL };
+	const char *show_args[] = { "token", "show", NULL, NULL };
+	int min_rounds = cfg.quick ? 3 : 7, max_rounds = cfg.quick ? 3 : LIST_ROUNDS;
+	double budget = cfg.quick ? 10 : 150, show[LIST_ROUNDS];
+	int n = r->tokens, k, cnt;
+	uint64_t ns, t_start;
+
+	if (set_tokens(n, NULL)) {
+		r->err = -1, r->what = "token create";
+		return;
+	}
+	/* the list must be right before its time means anything */
+	cnt = count_listed();
+	if (cnt != n) {
+		msg("Error: bpftool token list showed %d tokens, expected %d", cnt, n);
+		r->err = -1, r->what = "token list output";
+		return;
+	}
+	show_args[2] = TOKEN_PATH(0);
+
+	t_start = now_ns();
+	for (k = 0; k < max_rounds; k++) {
+		bool empty_first = k % 2;
+		int pass;
+
+		for (pass = 0; pass < 2; pass++) {
+			if (pass == empty_first) {
+				/* with the tokens: list, show one, the floor */
+				if (run_bpftool(list_args, -1, &ns)) {
+					r->err = -1, r->what = "token list";
+					return;
+				}
+				r->list[k] = ns / 1e6;
+				if (run_bpftool(show_args, -1, &ns)) {
+					r->err = -1, r->what = "token show";
+					return;
+				}
+				show[k] = ns / 1e6;
+				if (floor_loop(n, &ns)) {
+					r->err = -1, r->what = "floor loop";
+					return;
+				}
+				r->floor[k] = ns / 1e3 / n;
+			} else {
+				/* the same walk without the tokens */
+				if (set_tokens(0, NULL)) {
+					r->err = -1, r->what = "token unlink";
+					return;
+				}
+				if (run_bpftool(list_args, -1, &ns)) {
+					r->err = -1, r->what = "token list (no tokens)";
+					return;
+				}
+				r->empty[k] = ns / 1e6;
+				if (set_tokens(n, &ns)) {
+					r->err = -1, r->what = "token create";
+					return;
+				}
+				if (n >= 1000 && nr_create_samples < (int)(sizeof(create_samples) /
+									  sizeof(create_samples[0])))
+					create_samples[nr_create_samples++] = n / (ns / 1e9);
+			}
+		}
+		r->marginal[k] = (r->list[k] - r->empty[k]) * 1e3 / n;
+		r->rounds = k + 1;
+		if (r->rounds >= min_rounds && r->rounds % 2) {
+			double now = median(r->marginal, r->rounds);
+			double before = median(r->marginal, r->rounds - 2);
+			double d = now > before ? now - before : before - now;
+
+			if ((now > 0 && d / now < 0.01) || (now_ns() - t_start) / 1e9 > budget)
+				break;
+		}
+	}
+	r->list_ms = median(r->list, r->rounds);
+	r->empty_ms = median(r->empty, r->rounds);
+	r->show_ms = median(show, r->rounds);
+	r->us_per_token = median(r->marginal, r->rounds);
+	r->spread = rel_iqr(r->marginal, r->rounds);
+	r->floor_us = median(r->floor, r->rounds);
+	r->floor_spread = rel_iqr(r->floor, r->rounds);
+}
+
+/* Memory */
+struct mem {
+	long slab_kb;
+	int ncaches;
+	struct cache {
+		char name[64];
+		long objs, objsize, bytes;
+	} caches[512];
+};
+
+static struct mem mem_before, mem_after;
+static long bytes_per_token = -1;
+static double create_first_per_s;
+
+static int read_mem(struct mem *m)
+{
+	char line[512];
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	m->slab_kb = -1;
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &m->slab_kb) == 1)
+			break;
+	fclose(f);
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return m->slab_kb < 0 ? -1 : 0;	/* no per-cache numbers */
+	while (fgets(line, sizeof(line), f) && m->ncaches < 512) {
+		struct cache *c = &m->caches[m->ncaches];
+		long active, objperslab, pages, aslabs, nslabs;
+
+		if (sscanf(line, "%63s %ld %ld %ld %ld %ld : tunables %*d %*d %*d : slabdata %ld %ld",
+			   c->name, &active, &c->objs, &c->objsize, &objperslab, &pages,
+			   &aslabs, &nslabs) != 8)
+			continue;
+		c->bytes = nslabs * pages * sysconf(_SC_PAGESIZE);
+		m->ncaches++;
+	}
+	fclose(f);
+	return m->slab_kb < 0 ? -1 : 0;
+}
+
+static const struct cache *find_cache(const struct mem *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->ncaches; i++)
+		if (!strcmp(m->caches[i].name, name))
+			return &m->caches[i];
+	return NULL;
+}
+
+/* Caches that grew, largest growth first */
+struct growth {
+	const char *name;
+	long bytes, objs, objsize;
+};
+static struct growth growths[8];
+static int nr_growths;
+
+static void cache_growths(void)
+{
+	int i, j;
+
+	for (i = 0; i < mem_after.ncaches; i++) {
+		const struct cache *a = &mem_after.caches[i], *b = find_cache(&mem_before, a->name);
+		struct growth g = {
+			.name = a->name,
+			.bytes = a->bytes - (b ? b->bytes : 0),
+			.objs = a->objs - (b ? b->objs : 0),
+			.objsize = a->objsize,
+		};
+
+		if (g.objs < cfg.max_tokens / 2)
+			continue;
+		for (j = nr_growths; j > 0 && growths[j - 1].bytes < g.bytes; j--)
+			if (j < 8)
+				growths[j] = growths[j - 1];
+		if (j < 8) {
+			growths[j] = g;
+			if (nr_growths < 8)
+				nr_growths++;
+		}
+	}
+}
+
+static int section_memory(void)
+{
+	uint64_t ns;
+	int n = cfg.max_tokens;
+
+	if (set_tokens(0, NULL))
+		return -1;
+	sync();
+	if (read_mem(&mem_before))
+		return msg("Error: reading /proc/meminfo"), -1;
+	if (set_tokens(n, &ns))
+		return -1;
+	if (read_mem(&mem_after))
+		return msg("Error: reading /proc/meminfo"), -1;
+	create_first_per_s = n / (ns / 1e9);
+	create_samples[nr_create_samples++] = create_first_per_s;
+	bytes_per_token = (mem_after.slab_kb - mem_before.slab_kb) * 1024 / n;
+	cache_growths();
+	return 0;
+}
+
+static int section_list(void)
+{
+	static const char *const version_args[] = { "version", NULL };
+	double v[9];
+	uint64_t ns;
+	int i, last = 0, steps[MAX_STEPS] = { 10, 100, 1000, cfg.max_tokens };
+
+	for (i = 0; i < 9; i++) {
+		if (run_bpftool(version_args, -1, &ns))
+			return msg("Error: %s version failed", cfg.bpftool), -1;
+		v[i] = ns / 1e6;
+	}
+	spawn_ms = median(v, 9);
+
+	for (i = 0; i < MAX_STEPS; i++) {
+		if (steps[i] > cfg.max_tokens || steps[i] <= last)
+			continue;
+		last = steps[i];
+		list_res[nr_steps].tokens = steps[i];
+		msg("bench: token list, %d tokens ...", steps[i]);
+		list_step(&list_res[nr_steps]);
+		if (list_res[nr_steps].err)
+			failures++;
+		nr_steps++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output */
+
+static void print_table(FILE *f)
+{
+	int i;
+
+	if (strchr(cfg.sections, 'o')) {
+		fprintf(f, "\nOperations: ns per operation, median over rounds; ratio = token path / capability path\n"
+			   "(median of the per-round ratios), spread = IQR/median of those ratios.\n\n");
+		fprintf(f, "%-18s %11s %11s %7s %6s %11s %7s %6s %6s %5s\n", "operation", "cap ns",
+			"token ns", "ratio", "spread", "nobody ns", "ratio", "spread", "rounds", "batch");
+		for (i = 0; i < NR_OPS; i++) {
+			const struct op_result *r = &op_res[i];
+
+			if (r->err) {
+				fprintf(f, "%-18s failed (%s): %s\n", ops[i].name, v_name[r->err_v],
+					strerror(-r->err));
+				continue;
+			}
+			fprintf(f, "%-18s %11.0f %11.0f %7.3f %5.1f%% %11.0f %7.3f %5.1f%% %5d%s %5d\n",
+				ops[i].name, r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN],
+				r->rspread[V_TOKEN] * 100, r->med[V_NOBODY], r->rmed[V_NOBODY],
+				r->rspread[V_NOBODY] * 100, r->rounds, r->stable ? " " : "*",
+				r->batch);
+		}
+		fprintf(f, "(* = not stable within 0.5%% before the time budget ran out)\n");
+	}
+	if (strchr(cfg.sections, 'l')) {
+		fprintf(f, "\nbpftool token list: %d other pins, 2 BPF FS, 100 directories; one bpftool run\n"
+			   "costs %.1f ms (`bpftool version`). us/token = (list - list without the tokens) / tokens,\n"
+			   "floor = BPF_OBJ_GET + BPF_OBJ_GET_INFO_BY_FD + close per token pin.\n\n",
+			cfg.others, spawn_ms);
+		fprintf(f, "%7s %7s %9s %9s %9s %9s %6s %9s %7s %6s\n", "tokens", "others", "list ms",
+			"empty ms", "show ms", "us/token", "spread", "floor us", "x floor", "rounds");
+		for (i = 0; i < nr_steps; i++) {
+			const struct list_result *r = &list_res[i];
+
+			if (r->err) {
+				fprintf(f, "%7d %7d failed: %s\n", r->tokens, cfg.others, r->what);
+				continue;
+			}
+			fprintf(f, "%7d %7d %9.1f %9.1f %9.1f %9.1f %5.1f%% %9.1f %7.2f %6d\n",
+				r->tokens, cfg.others, r->list_ms, r->empty_ms, r->show_ms,
+				r->us_per_token, r->spread * 100, r->floor_us,
+				r->floor_us ? r->us_per_token / r->floor_us : 0, r->rounds);
+		}
+	}
+	if (strchr(cfg.sections, 'm')) {
+		fprintf(f, "\ntoken create: %.0f tokens/s (median of %d batches of >= 1000, first batch %.0f/s)\n",
+			median(create_samples, nr_create_samples), nr_create_samples,
+			create_first_per_s);
+		fprintf(f, "kernel memory per token (Slab: in /proc/meminfo, %d tokens): %ld bytes\n",
+			cfg.max_tokens, bytes_per_token);
+		for (i = 0; i < nr_growths; i++)
+			fprintf(f, "  %-24s %+8ld objects of %4ld bytes, %+9ld bytes of slabs (%ld per token)\n",
+				growths[i].name, growths[i].objs, growths[i].objsize,
+				growths[i].bytes, growths[i].bytes / cfg.max_tokens);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_json(const char *path)
+{
+	struct utsname u;
+	FILE *f;
+	int i;
+
+	f = fopen(path, "w");
+	if (!f)
+		return msg("Error: %s: %s", path, strerror(errno)), -1;
+	uname(&u);
+	fprintf(f, "{\n  \"kernel\": ");
+	json_str(f, u.release);
+	fprintf(f, ",\n  \"clocksource\": ");
+	json_str(f, clocksource);
+	fprintf(f, ",\n  \"quick\": %s,\n  \"ops\": [", cfg.quick ? "true" : "false");
+	for (i = 0; strchr(cfg.sections, 'o') && i < NR_OPS; i++) {
+		const struct op_result *r = &op_res[i];
+
+		fprintf(f, "%s\n    {\"name\": \"%s\", ", i ? "," : "", ops[i].name);
+		if (r->err) {
+			fprintf(f, "\"error\": ");
+			json_str(f, strerror(-r->err));
+			fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
+				   "\"ratio\": null, \"spread\": null}", v_name[r->err_v]);
+			continue;
+		}
+		fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
+			   "\"token_nobody_ns\": %.0f, \"ratio_nobody\": %.4f, \"spread_nobody\": %.4f, "
+			   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"nobody_spread\": %.4f, "
+			   "\"rounds\": %d, \"batch\": %d, \"stable\": %s}",
+			r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
+			r->med[V_NOBODY], r->rmed[V_NOBODY], r->rspread[V_NOBODY],
+			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_NOBODY],
+			r->rounds, r->batch, r->stable ? "true" : "false");
+	}
+	fprintf(f, "\n  ],\n  \"list\": [");
+	for (i = 0; i < nr_steps; i++) {
+		const struct list_result *r = &list_res[i];
+
+		fprintf(f, "%s\n    {\"tokens\": %d, \"others\": %d, ", i ? "," : "", r->tokens,
+			cfg.others);
+		if (r->err) {
+			fprintf(f, "\"error\": ");
+			json_str(f, r->what);
+			fprintf(f, ", \"us_per_token\": null, \"floor_us_per_token\": null}");
+			continue;
+		}
+		fprintf(f, "\"us_per_token\": %.2f, \"floor_us_per_token\": %.2f, \"spread\": %.4f, "
+			   "\"floor_spread\": %.4f, \"list_ms\": %.2f, \"list_without_tokens_ms\": %.2f, "
+			   "\"show_ms\": %.2f, \"rounds\": %d}",
+			r->us_per_token, r->floor_us, r->spread, r->floor_spread, r->list_ms,
+			r->empty_ms, r->show_ms, r->rounds);
+	}
+	fprintf(f, "\n  ],\n  \"bpftool_run_ms\": %.2f,\n", spawn_ms);
+	if (strchr(cfg.sections, 'm') && bytes_per_token >= 0) {
+		fprintf(f, "  \"create_per_s\": %.0f,\n  \"create_first_per_s\": %.0f,\n"
+			   "  \"bytes_per_token\": %ld,\n  \"slab_growth\": [",
+			median(create_samples, nr_create_samples), create_first_per_s,
+			bytes_per_token);
+		for (i = 0; i < nr_growths; i++)
+			fprintf(f, "%s\n    {\"cache\": \"%s\", \"objects\": %ld, \"objsize\": %ld, "
+				   "\"bytes\": %ld}", i ? "," : "", growths[i].name, growths[i].objs,
+				growths[i].objsize, growths[i].bytes);
+		fprintf(f, "\n  ]\n}\n");
+	} else {
+		fprintf(f, "  \"create_per_s\": null,\n  \"bytes_per_token\": null\n}\n");
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/* Timing with the jiffies clocksource (what a TCG guest falls back to when
+ * it cannot calibrate the TSC) has a resolution of 1/HZ: refuse it.
+ */
+static int check_clocksource(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	if (f) {
+		if (fscanf(f, "%63s", clocksource) != 1)
+			strcpy(clocksource, "unknown");
+		fclose(f);
+	}
+	if (strstr(clocksource, "jiffies")) {
+		msg("Error: the clocksource is %s, too coarse to time anything (under TCG, boot "
+		    "with tsc_early_khz=HOST_TSC_KHZ tsc=reliable: scripts/bench.sh does)", clocksource);
+		return -1;
+	}
+	return 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] "
+			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(olm)]\n", prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "qo:t:p:b:n:m:s:")) != -1) {
+		switch (c) {
+		case 'q': cfg.quick = true; break;
+		case 'o': cfg.out = optarg; break;
+		case 't': cfg.table = optarg; break;
+		case 'p': cfg.progs_dir = optarg; break;
+		case 'b': cfg.bpftool = optarg; break;
+		case 'n': cfg.max_tokens = atoi(optarg); break;
+		case 'm': cfg.others = atoi(optarg); break;
+		case 's': cfg.sections = optarg; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (optind != argc || cfg.max_tokens < 10 || cfg.others < 0 ||
+	    strspn(cfg.sections, "olm") != strlen(cfg.sections))
+		usage(argv[0]);
+	if (geteuid()) {
+		msg("Error: bench must run as root (in the VM: scripts/bench.sh)");
+		return 1;
+	}
+	libbpf_set_print(print_cb);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (check_clocksource())
+		return 1;
+
+	if (strchr(cfg.sections, 'o') && section_ops())
+		return 1;
+	if (strchr(cfg.sections, 'l') || strchr(cfg.sections, 'm')) {
+		msg("bench: %d other pins ...", cfg.others);
+		if (setup_tree()) {
+			remove_tree();
+			return 1;
+		}
+		if (strchr(cfg.sections, 'm') && section_memory())
+			failures++;
+		if (strchr(cfg.sections, 'l') && section_list())
+			failures++;
+		remove_tree();
+	}
+	print_table(stdout);
+	if (cfg.table) {
+		FILE *f = fopen(cfg.table, "w");
+
+		if (!f || (print_table(f), fclose(f))) {
+			msg("Error: %s: %s", cfg.table, strerror(errno));
+			return 1;
+		}
+	}
+	if (cfg.out && write_json(cfg.out))
+		return 1;
+	return failures ? 1 : 0;
+}
