@@ -89,7 +89,10 @@ status=
 
 # Kernel trouble, from the dmesg the guest saved and from the console lines
 # that are kernel messages (timestamped; the command's own output is not).
+# The debug kernel's tools (kernel/config-debug): KASAN and lockdep/RCU say
+# BUG:/WARNING:, UBSAN, debug objects and kmemleak have their own words.
 bad='Kernel panic|Oops|BUG:|WARNING:|general protection fault|Call Trace:'
+bad+='|UBSAN:|ODEBUG:|suspected memory leak|kmemleak: .*disabled|INFO: (possible|suspicious|inconsistent)'
 trouble=$({
 	cat "$out/dmesg" 2>/dev/null
 	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$console"
