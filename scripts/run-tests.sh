@@ -11,6 +11,8 @@
 #
 # HOST_TESTS / VM_TESTS (default tests/host, tests/vm) select bats files or
 # directories, e.g. VM_TESTS=tests/vm/smoke.bats for a quick run.
+# VM_ENV: more VAR=value words for the tests' environment in the VM (e.g.
+# STRESS_SECONDS=60, see scripts/check-debug.sh).
 #
 # TAP goes to build/test-results/*.tap; the last line printed is
 # `N passed, N failed` (`, N skipped` when there are skips; a skip is never
@@ -83,7 +85,7 @@ run_vm() {
 	log "VM tests (one boot, TCG; timeout ${VM_TIMEOUT}s)"
 	"$TOP/scripts/vm-run.sh" --timeout "$VM_TIMEOUT" --out "$out" -- \
 		env TOP="$TOP" BUILD="$BUILD" KSRC="$KSRC" KOBJ="$KOBJ" BPFTOOL="$BPFTOOL" \
-		TEST_BIN="$TEST_BIN" bats --tap $VM_TESTS || rc=$?
+		TEST_BIN="$TEST_BIN" ${VM_ENV:-} bats --tap $VM_TESTS || rc=$?
 	tr -d '\r' <"$out/output" >"$RES/vm.tap" 2>/dev/null || true
 	# The kernel's own health during the whole run counts as one more test.
 	case $rc in
