@@ -1,9 +1,114 @@
 #!/usr/bin/env bats
 # bpftool token on the host, no patched kernel needed: help and usage, bad
-# input that must fail before bpftool talks to the kernel, the man page, help
-# vs man page, and the bash completion.
+# input that must fail before bpftool talks to the kernel, `token needs`
+# (computed from the objects alone), the man page, help vs man page, and the
+# bash completion.
 
 bats_require_minimum_version 1.5.0
+
+# BPF objects for `token needs`, compiled here so that the test says exactly
+# what is in them: mix.bpf.o (maps of every kind libbpf creates, programs
+# whose expected attach type is 0, one whose autoload is off), nobtf.bpf.o
+# (no BTF, no map) and odd.bpf.o (a section libbpf does not know).
+setup_file() {
+	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	local build=${BUILD:-$top/build} ksrc=${KSRC:-$top/build/linux} multiarch cflags
+	export OBJ_MIX=$BATS_FILE_TMPDIR/mix.bpf.o OBJ_NOBTF=$BATS_FILE_TMPDIR/nobtf.bpf.o
+	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o
+	export OBJ_LOG=$BATS_FILE_TMPDIR/objs.log
+	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
+	cflags=(-target bpf -O2 -Wall -Werror -I"$ksrc/tools/include/uapi"
+		-I"$build/libbpf/include" ${multiarch:+-idirafter "/usr/include/$multiarch"})
+	{
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_MIX" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		struct inner {
+			__uint(type, BPF_MAP_TYPE_HASH);
+			__uint(max_entries, 1);
+			__type(key, __u32);
+			__type(value, __u32);
+		};
+		struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+			__uint(max_entries, 1);
+			__type(key, __u32);
+			__array(values, struct inner);
+		} outer SEC(".maps");
+		struct {
+			__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+			__uint(max_entries, 4);
+			__type(key, __u32);
+			__type(value, __u64);
+		} counts SEC(".maps");
+		struct {
+			__uint(type, BPF_MAP_TYPE_RINGBUF);
+			__uint(max_entries, 4096);
+		} events SEC(".maps");
+
+		const volatile __u32 cfg = 1;
+		__u32 data_var = 2;
+		__u32 bss_var;
+		extern unsigned int CONFIG_HZ __kconfig __weak;
+
+		SEC("kprobe/do_nanosleep")
+		int kp(void *ctx)
+		{
+			bss_var += cfg + data_var + CONFIG_HZ;
+			return 0;
+		}
+
+		SEC("tracepoint/syscalls/sys_enter_getpid")
+		int tp(void *ctx)
+		{
+			__u32 key = 0;
+			__u64 *v = bpf_map_lookup_elem(&counts, &key);
+
+			if (v)
+				(*v)++;
+			return bpf_map_lookup_elem(&outer, &key) != 0;
+		}
+
+		SEC("cgroup_skb/egress")
+		int egress(struct __sk_buff *skb)
+		{
+			return 1;
+		}
+
+		SEC("?xdp")
+		int off(struct xdp_md *ctx)
+		{
+			bpf_ringbuf_output(&events, &bss_var, sizeof(bss_var), 0);
+			return XDP_PASS;
+		}
+
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+		clang "${cflags[@]}" -c -x c -o "$OBJ_NOBTF" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		SEC("socket")
+		int sock(struct __sk_buff *skb)
+		{
+			return 0;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_ODD" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		SEC("frobnicate")
+		int odd(void *ctx)
+		{
+			return 0;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+	} >"$OBJ_LOG" 2>&1 || true
+}
 
 setup() {
 	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
@@ -15,6 +120,8 @@ setup() {
 	[[ -d $SRC ]] || { echo "no $SRC: run 'make bpftool'"; false; }
 	D=$BATS_TEST_TMPDIR/d
 	mkdir -p "$D"
+	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD ]] ||
+		{ cat "$OBJ_LOG"; echo "can't compile the test objects"; false; }
 }
 
 # The contents of $D, to check that a failed command created nothing.
@@ -52,15 +159,20 @@ run_err() {
 	[[ $stderr =~ OBJECT\ :=\ \{.*\|\ token\ \} ]]
 }
 
-@test "token help: usage of create, show, list and help, exit 0" {
+@test "token help: usage of create, show, list, needs, revoke and help, exit 0" {
 	run --separate-stderr "$BPFTOOL" token help
 	echo "$stderr"
 	[[ $status == 0 ]]
 	[[ -z $output ]]
-	[[ $stderr == *"token create PATH [token PARENT] [cmds LIST] [maps LIST]"* ]]
-	[[ $stderr == *"[progs LIST] [attach LIST]"* ]]
+	[[ $stderr == *"token create PATH [token PARENT] [userns NS] [cmds LIST]"* ]]
+	[[ $stderr == *"[maps LIST] [progs LIST] [attach LIST]"* ]]
+	[[ $stderr == *"[object OBJ]..."* ]]
 	[[ $stderr == *"token { show | list } [PATH]"* ]]
+	[[ $stderr == *"token needs OBJ [OBJ...]"* ]]
+	[[ $stderr == *"token revoke PATH"* ]]
 	[[ $stderr == *"token help"* ]]
+	[[ $stderr == *"NS := { PID | path of a user namespace, e.g. /proc/PID/ns/user }"* ]]
+	[[ $stderr == *"OBJ := path of a BPF object file (ELF)"* ]]
 	[[ $stderr == *"CMD := { map_create | "*" | token_create }"* ]]
 	# -j: null, as for every help
 	run --separate-stderr "$BPFTOOL" -j token help
@@ -96,10 +208,53 @@ run_err() {
 	run_err "'progs' already specified" token create "$p" progs xdp prog xdp
 	run_err "'attach' already specified" token create "$p" attach xdp a xdp
 	run_err "parent token already specified" token create "$p" token /a cmds any token /b
-	run_err "expected 'token', 'cmds', 'maps', 'progs' or 'attach', got: 'frob'" \
+	run_err "expected 'token', 'userns', 'cmds', 'maps', 'progs', 'attach' or 'object', got: 'frob'" \
 		token create "$p" cmds any frob any
 	run_err "command mask '0x10000000000000000' does not fit in 64 bits" \
 		token create "$p" cmds 0x10000000000000000
+	# userns and object: a forgotten PATH, missing or repeated arguments
+	run_err "missing PATH for the new token" token create userns $$ cmds any
+	run_err "missing PATH for the new token" token create object "$OBJ_MIX"
+	run_err "missing user namespace (PID or path) after 'userns' (see 'bpftool token help')" \
+		token create "$p" cmds any userns
+	run_err "empty user namespace after 'userns'" token create "$p" userns ''
+	run_err "user namespace already specified" token create "$p" userns $$ userns $$
+	run_err "missing object file after 'object' (see 'bpftool token help')" \
+		token create "$p" object "$OBJ_MIX" object
+}
+
+@test "token create: a bad user namespace fails before the kernel is asked" {
+	local p=$D/tok
+	run_err "can't open user namespace of process 999999999: no such process" \
+		token create "$p" userns 999999999
+	run_err "can't open user namespace $D/none: No such file or directory" \
+		token create "$p" userns "$D/none"
+	run_err "/proc/self/ns/net is not a user namespace" token create "$p" userns /proc/self/ns/net
+	touch "$D/file"
+	run_err "$D/file is not a user namespace" token create "$p" userns "$D/file"
+	# a good one gets as far as the BPF FS check
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" userns $$
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" userns /proc/self/ns/user
+}
+
+@test "token create: a bad object fails with one error naming it, before the kernel is asked" {
+	local p=$D/tok
+	printf 'not an object\n' >"$D/text.o"
+	: >"$D/empty.o"
+	mkdir "$D/dir.o"
+	run_err "can't open object $D/none.o: No such file or directory" \
+		token create "$p" cmds any object "$D/none.o"
+	run_err "object $D/text.o is not an ELF file" token create "$p" object "$D/text.o"
+	run_err "object $D/empty.o is not an ELF file" token create "$p" object "$D/empty.o"
+	run_err "object $D/dir.o is not a file" token create "$p" object "$D/dir.o"
+	run_err "object /bin/true is not a BPF object file (ELF machine 62)" \
+		token create "$p" object /bin/true
+	# the first bad one of several, wherever it is
+	run_err "object $D/text.o is not an ELF file" \
+		token create "$p" object "$OBJ_MIX" maps hash object "$D/text.o" object "$OBJ_NOBTF"
+	# good objects get as far as the BPF FS check
+	run_err "can't pin token at $p: not a BPF FS" \
+		token create "$p" object "$OBJ_MIX" object "$OBJ_NOBTF" cmds token_create
 }
 
 @test "token create: a PATH outside BPF FS fails before the kernel is asked" {
@@ -117,6 +272,136 @@ run_err() {
 	run_err "can't open token $D/file: not a BPF FS" token show "$D/file"
 	run_err "can't open token $D/nothing: No such file or directory" token show "$D/nothing"
 	run_err "what is 'b'?" token show "$D/file" b
+}
+
+@test "token revoke: refuses anything but a pinned token, and removes nothing" {
+	touch "$D/file"
+	mkdir "$D/dir"
+	run_err "missing PATH of the token to revoke (see 'bpftool token help')" token revoke
+	run_err "what is 'x'?" token revoke "$D/file" x
+	run_err "can't open token $D/file: not a BPF FS" token revoke "$D/file"
+	run_err "can't open token $D/dir: not a BPF FS" token revoke "$D/dir"
+	run_err "can't open token $D/nothing: No such file or directory" token revoke "$D/nothing"
+	[[ -f $D/file && -d $D/dir ]]
+}
+
+# needs_plain OBJ... -- CMDS MAPS PROGS ATTACHS: the expected plain output of
+# token needs, sets as space-separated names
+needs_plain() {
+	while [[ $1 != -- ]]; do
+		echo "$1"
+		shift
+	done
+	shift
+	printf '\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
+		"${1:+ $1}" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}"
+}
+
+@test "token needs: every map, internal and inner ones included, every autoloaded program, BTF" {
+	# mix.bpf.o: .rodata, .data, .bss and .kconfig (arrays), a percpu hash,
+	# a ring buffer, an array of maps whose inner map is a hash; a kprobe
+	# and a tracepoint (expected attach type 0: cgroup_inet_ingress), a
+	# cgroup_skb/egress program, and an XDP program whose autoload is off
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_MIX"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_MIX" -- "map_create prog_load btf_load" \
+		"hash array percpu_hash array_of_maps ringbuf" "kprobe tracepoint cgroup_skb" \
+		"cgroup_inet_ingress cgroup_inet_egress") <(echo "$output")
+
+	# without BTF (no -g), no map: just the program
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_NOBTF" -- prog_load "" socket_filter cgroup_inet_ingress) \
+		<(echo "$output")
+}
+
+@test "token needs: several objects are merged, JSON is one object with the objects" {
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF" "$OBJ_MIX" "$OBJ_NOBTF"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_NOBTF" "$OBJ_MIX" "$OBJ_NOBTF" -- "map_create prog_load btf_load" \
+		"hash array percpu_hash array_of_maps ringbuf" "socket_filter kprobe tracepoint cgroup_skb" \
+		"cgroup_inet_ingress cgroup_inet_egress") <(echo "$output")
+
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_MIX" "$OBJ_NOBTF"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c . <<<"$output") == "$(jq -nc --arg a "$OBJ_MIX" --arg b "$OBJ_NOBTF" '{
+		objects: [$a, $b],
+		allowed_cmds: ["map_create", "prog_load", "btf_load"],
+		allowed_maps: ["hash", "array", "percpu_hash", "array_of_maps", "ringbuf"],
+		allowed_progs: ["socket_filter", "kprobe", "tracepoint", "cgroup_skb"],
+		allowed_attachs: ["cgroup_inet_ingress", "cgroup_inet_egress"]}')" ]]
+	# -p: the same document
+	compact=$(jq -c . <<<"$output")
+	run --separate-stderr "$BPFTOOL" -p token needs "$OBJ_MIX" "$OBJ_NOBTF"
+	[[ ${#lines[@]} -gt 1 && $(jq -c . <<<"$output") == "$compact" ]]
+}
+
+@test "token needs: the project's test objects" {
+	local progs=$BUILD/progs
+	[[ -f $progs/xdp_token.bpf.o ]] || { echo "no $progs: build the tests (make test-build)"; false; }
+	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_token.bpf.o"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$progs/xdp_token.bpf.o" -- "map_create prog_load btf_load" array xdp xdp) \
+		<(echo "$output")
+	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_stack.bpf.o"
+	diff -u <(needs_plain "$progs/xdp_stack.bpf.o" -- "map_create prog_load btf_load" stack xdp xdp) \
+		<(echo "$output")
+	run --separate-stderr "$BPFTOOL" token needs "$progs/sockfilter.bpf.o"
+	diff -u <(needs_plain "$progs/sockfilter.bpf.o" -- "map_create prog_load btf_load" array \
+		socket_filter cgroup_inet_ingress) <(echo "$output")
+}
+
+# The sets of a tests/progs/NAME.needs file (cmds LIST maps LIST progs LIST
+# attach LIST, as token create takes them, '#' comments), one line per set,
+# names in lower case and sorted.
+needs_file_sets() {
+	local -A sets=()
+	local w kw
+	read -ra w < <(sed 's/#.*//' "$1" | tr '\n' ' '; echo)
+	while ((${#w[@]} >= 2)); do
+		sets[${w[0]}]=${w[1]}
+		w=("${w[@]:2}")
+	done
+	for kw in cmds maps progs attach; do
+		echo "$kw $(tr ',:' '\n\n' <<<"${sets[$kw]:-}" | tr 'A-Z' 'a-z' | grep . | sort | paste -sd,)"
+	done
+}
+
+@test "token needs: agrees with the sets written down next to the test objects (tests/progs/*.needs)" {
+	local f obj n=0
+	for f in "$TOP"/tests/progs/*.needs; do
+		[[ -f $f ]] || continue
+		obj=$BUILD/progs/$(basename "$f" .needs).bpf.o
+		[[ -f $obj ]] || { echo "no $obj: build the tests (make test-build)"; false; }
+		echo "== $(basename "$f")"
+		diff -u <(needs_file_sets "$f") <("$BPFTOOL" -j token needs "$obj" | jq -r '
+			"cmds " + (.allowed_cmds | sort | join(",")),
+			"maps " + (.allowed_maps | sort | join(",")),
+			"progs " + (.allowed_progs | sort | join(",")),
+			"attach " + (.allowed_attachs | sort | join(","))')
+		n=$((n + 1))
+	done
+	echo "$n .needs files"
+	[[ $n -ge 1 ]]
+}
+
+@test "token needs: bad input is one error line naming the object" {
+	printf 'not an object\n' >"$D/text.o"
+	run_err "missing OBJ: 'token needs' takes one or more object files (see 'bpftool token help')" \
+		token needs
+	run_err "can't open object $D/none.o: No such file or directory" token needs "$D/none.o"
+	run_err "object $D/text.o is not an ELF file" token needs "$OBJ_MIX" "$D/text.o"
+	run_err "object /bin/true is not a BPF object file (ELF machine 62)" token needs /bin/true
+	run_err "object $D is not a file" token needs "$D"
+	# an ELF BPF object libbpf can't open
+	head -c 200 "$OBJ_MIX" >"$D/cut.o"
+	run_err "can't open object $D/cut.o: " token needs "$D/cut.o"
+	# a program in a section libbpf does not know
+	run_err "$OBJ_ODD: program 'odd' has no program type (section 'frobnicate' is unknown to libbpf)" \
+		token needs "$OBJ_ODD"
 }
 
 @test "prog load, prog loadall and map create know the token keyword" {
@@ -193,7 +478,7 @@ man_list() {
 @test "help and man page agree: commands and keywords" {
 	diff -u <(help_keywords) <(man_keywords)
 	# sanity: the lists hold what they must
-	[[ $(help_keywords | tr '\n' ' ') == "attach cmds create help list maps progs show token " ]]
+	[[ $(help_keywords | tr '\n' ' ') == "attach cmds create help list maps needs object progs revoke show token userns " ]]
 }
 
 @test "help and man page agree: grammar symbols" {
@@ -317,13 +602,37 @@ check_complete() {
 @test "completion: token subcommands and keywords" {
 	setup_cbin
 	check_complete "bpftool to" "token"
-	check_complete "bpftool token " "create help list show"
+	check_complete "bpftool token " "create help list needs revoke show"
 	check_complete "bpftool token c" "create"
+	check_complete "bpftool token re" "revoke"
+	check_complete "bpftool token n" "needs"
 	check_complete "bpftool -j token l" "list"
-	check_complete "bpftool token create /sys/fs/bpf/t " "attach cmds maps progs token"
-	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps hash " "attach progs token"
+	check_complete "bpftool token create /sys/fs/bpf/t " "attach cmds maps object progs token userns"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps hash " \
+		"attach object progs token userns"
 	check_complete "bpftool token create /sys/fs/bpf/t attach xdp token /sys/fs/bpf/app p" "progs"
-	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app " ""
+	check_complete "bpftool token create /sys/fs/bpf/t userns 1 u" ""
+	# object may come again, the others once
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app userns 1 " \
+		"object"
+	check_complete "bpftool token create /sys/fs/bpf/t object a.o object b.o o" "object"
+}
+
+@test "completion: object files after object and needs, PIDs or paths after userns" {
+	setup_cbin
+	mkdir -p "$D/objs"
+	touch "$D/objs/one.bpf.o" "$D/objs/two.bpf.o"
+	check_complete "bpftool token create /sys/fs/bpf/t object $D/objs/" \
+		"$D/objs/one.bpf.o $D/objs/two.bpf.o"
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any object $D/objs/o" "$D/objs/one.bpf.o"
+	check_complete "bpftool token needs $D/objs/t" "$D/objs/two.bpf.o"
+	check_complete "bpftool token needs $D/objs/one.bpf.o $D/objs/t" "$D/objs/two.bpf.o"
+	# userns: PIDs (this shell's among them), or a path
+	run complete "bpftool token create /sys/fs/bpf/t userns "
+	[[ $status == 0 ]]
+	grep -qx "$$" <<<"$output"
+	[[ $(grep -cvE '^[0-9]+$' <<<"$output") == 0 ]]
+	check_complete "bpftool token create /sys/fs/bpf/t userns /proc/self/ns/us" "/proc/self/ns/user"
 }
 
 @test "completion: names after cmds, maps, progs and attach, also after ',' and ':'" {
@@ -355,9 +664,12 @@ check_complete() {
 	diff -u <(echo any; help_list ATTACH_TYPE | sort) <(echo "$output")
 }
 
-@test "completion: pinned token paths after token, show and list" {
+@test "completion: pinned token paths after token, show, list and revoke" {
 	setup_cbin
 	check_complete "bpftool token show " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token revoke " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token revoke /sys/fs/bpf/apps/" "/sys/fs/bpf/apps/tok2"
+	check_complete "bpftool token revoke /sys/fs/bpf/app " ""
 	check_complete "bpftool token list /sys/fs/bpf/apps" "/sys/fs/bpf/apps/tok2"
 	check_complete "bpftool token create /sys/fs/bpf/t token " "/sys/fs/bpf/app /sys/fs/bpf/apps/tok2"
 	check_complete "bpftool token create /sys/fs/bpf/t cmds any token /sys/fs/bpf/app" \
