@@ -35,7 +35,7 @@ HELPER_SRCS := $(wildcard $(TOP)/tests/helpers/*.c)
 HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
 .PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
-	test-build test-host test-vm check demo bench vm-shell clean distclean
+	test-build test-host test-vm check check-debug demo bench vm-shell clean distclean
 
 all: kernel libbpf bpftool test-build
 
@@ -109,6 +109,18 @@ test-vm: kernel bpftool test-build
 
 check: kernel libbpf
 	@BUILD_STEPS="build-bpftool $(TEST_BUILD_STEPS)" $(TOP)/scripts/run-tests.sh all
+
+# The VM suite on a debug kernel (kernel/config + kernel/config-debug: KASAN,
+# kmemleak, lockdep, UBSAN...) built into build/kobj-debug, longer stress and
+# fuzz runs, then a kmemleak scan; see scripts/check-debug.sh.
+check-debug: tree libbpf
+	@BUILD_STEPS="build-kernel-debug build-bpftool $(TEST_BUILD_STEPS)" \
+		$(TOP)/scripts/check-debug.sh
+
+.PHONY: build-kernel-debug
+build-kernel-debug:
+	@KOBJ=$(BUILD)/kobj-debug KCONFIG_EXTRA=$(TOP)/kernel/config-debug \
+		nice -n 15 $(TOP)/scripts/kernel.sh
 
 # The demo loads tests/progs' XDP object: build it first.
 demo: kernel bpftool libbpf
