@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * token_fuzz: a bpf(2) fuzzer for the BPF token UAPI, with a model.
+ *
+ *   token_fuzz -d DIR [-t SECONDS] [-s SEED] [-v]
+ *
+ * Run as root. DIR (must exist, not on BPF FS) gets two fresh BPF FS
+ * instances, DIR/fz (mode 0777) and DIR/fz2, and a plain directory
+ * DIR/plain. The run has two phases of SECONDS/2 each: one as root, one in a
+ * child that drops to "nobody" (uid/gid 65534, no capabilities) after root
+ * made it a few tokens of known sets and modes. Each iteration builds
+ * BPF_TOKEN_CREATE, BPF_MAP_CREATE, BPF_BTF_LOAD, BPF_PROG_LOAD, BPF_OBJ_GET,
+ * BPF_OBJ_PIN or BPF_OBJ_GET_INFO_BY_FD from a valid template, then, half of
+ * the time, mutates it (random bytes, random attr size, random fds: token,
+ * read-only token, map, closed, random; random paths and dir fds, random
+ * flags and sets); or unlinks, renames or closes something.
+ *
+ * The fuzzer keeps a model of what it made (pins, tokens with their sets,
+ * parents and revocation, fds with their access mode) and checks after every
+ * call (each check counted):
+ *  - nothing is ever pinned outside BPF FS (DIR/plain stays empty; a
+ *    successful create or pin lands on BPF FS);
+ *  - BPF_OBJ_PIN of a token fd never succeeds; BPF_OBJ_GET of a token with
+ *    BPF_F_WRONLY never succeeds;
+ *  - BPF_OBJ_GET_INFO_BY_FD of a token fd reports the sets it was made with;
+ *  - a derived token is only created from a read-write fd of a live token
+ *    that allows BPF_TOKEN_CREATE, with subsets of its sets, on its BPF FS;
+ *  - as nobody: no map, BTF or program is ever created unless the attr's
+ *    token fd is a read-write fd of a live token (not revoked, nor any of
+ *    its parents) that allows the command and the map type / program type
+ *    and expected attach type; no token without a parent token; a pin is
+ *    only opened with the access its mode grants;
+ *  - as nobody, an unmutated request through a token that allows it
+ *    succeeds.
+ * Prints iterations, checks and violations (with the call, for a replay
+ * with -s). Exit status: 0 without violations, 1 with, 2 on bad usage.
+ */
+#define _GNU_SOURCE
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include <grp.h>
+#include <dirent.h>
+
+#include "tokutil.h"
+
+#define BPF_FS_MAGIC_ 0xcafe4a11
+#define ALL_CMDS ((1ULL << BPF_MAP_CREATE) | (1ULL << BPF_BTF_LOAD) | \
+		  (1ULL << BPF_PROG_LOAD) | (1ULL << TOK_CMD_TOKEN_CREATE))
+
+struct tmodel {
+	uint64_t set[4];	/* cmds, maps, progs, attach */
+	bool revoked;
+	int fs;			/* 0: fz, 1: fz2 */
+	int depth;
+	struct tmodel *parent;
+};
+
+enum pin_kind { PIN_NONE, PIN_TOKEN, PIN_MAP };
+
+#define NSLOTS 12		/* 0-7: fz, 8-9: fz2, 10-11: plain (never pinned) */
+struct slot {
+	enum pin_kind kind;
+	struct tmodel *tok;
+};
+
+enum fd_kind { FD_TOKEN, FD_MAP, FD_OTHER };
+#define NFDS 48
+struct fdent {
+	int fd;			/* -1: free */
+	enum fd_kind kind;
+	bool rw;
+	struct tmodel *tok;
+};
+
+#define NTOKENS 8192
+static struct tmodel tokens[NTOKENS];
+static int ntokens;
+static struct slot slots[NSLOTS];
+static struct fdent fds[NFDS];
+static char dir_fz[256], dir_fz2[256], dir_plain[256];
+static int dirfd_fz = -1, dirfd_plain = -1, closed_fd = -1;
+static bool nobody, verbose;
+static long iterations, checks, violations, successes;
+static uint64_t seed;
+
+#define CHECK(cond, fmt, ...) do {					\
+		checks++;						\
+		if (!(cond) && ++violations <= 30) {			\
+			printf("VIOLATION (%s, iteration %ld, seed %llu): " fmt "\n", \
+			       nobody ? "nobody" : "root", iterations,	\
+			       (unsigned long long)seed, ##__VA_ARGS__); \
+		}							\
+	} while (0)
+
+static uint64_t rnd(void)
+{
+	return tok_rand(&seed);
+}
+
+static const char *slot_dir(int s)
+{
+	return s < 8 ? dir_fz : s < 10 ? dir_fz2 : dir_plain;
+}
+
+static void slot_path(char *buf, size_t sz, int s)
+{
+	snprintf(buf, sz, "%s/s%d", slot_dir(s), s);
+}
+
+static bool mask_has(uint64_t mask, uint64_t bit)
+{
+	return mask == ~0ULL || (bit < 64 && (mask >> bit) & 1);
+}
+
+static bool live(const struct tmodel *t)
+{
+	for (; t; t = t->parent)
+		if (t->revoked)
+			return false;
+	return true;
+}
+
+static struct tmodel *new_token(const uint64_t set[4], struct tmodel *parent, int fs)
+{
+	struct tmodel *t;
+
+	if (ntokens == NTOKENS)
+		return NULL;
+	t = &tokens[ntokens++];
+	memcpy(t->set, set, sizeof(t->set));
+	t->parent = parent;
+	t->depth = parent ? parent->depth + 1 : 0;
+	t->fs = fs;
+	return t;
+}
+
+static struct fdent *fd_lookup(int fd)
+{
+	int i;
+
+	if (fd <= 0)
+		return NULL;
+	for (i = 0; i < NFDS; i++)
+		if (fds[i].fd == fd)
+			return &fds[i];
+	return NULL;
+}
+
+static void fd_add(int fd, enum fd_kind kind, bool rw, struct tmodel *tok)
+{
+	int i = rnd() % NFDS, k;
+
+	for (k = 0; k < NFDS; k++)
+		if (fds[(i + k) % NFDS].fd < 0) {
+			i = (i + k) % NFDS;
+			break;
+		}
+	if (fds[i].fd >= 0)
+		close(fds[i].fd);
+	fds[i] = (struct fdent){ .fd = fd, .kind = kind, .rw = rw, .tok = tok };
+}
+
+/* The token an fd stands for, if it is a usable (read-write, live) one. */
+static struct tmodel *usable_token(uint32_t fd)
+{
+	struct fdent *f = fd_lookup(fd);
+
+	if (!f || f->kind != FD_TOKEN || !f->rw || !live(f->tok))
+		return NULL;
+	return f->tok;
+}
+
+/* An fd to put into a *_token_fd field. */
+static uint32_t pick_fd(bool want_token)
+{
+	uint64_t r = rnd();
+	int i, k;
+
+	switch (r % 10) {
+	case 0: return 0;
+	case 1: return closed_fd;
+	case 2: return (r >> 8) % 80;
+	case 3: return dirfd_fz;
+	default:
+		for (k = 0; k < NFDS; k++) {
+			i = (r / 16 + k) % NFDS;
+			if (fds[i].fd >= 0 && (!want_token || fds[i].kind == FD_TOKEN || r % 7 == 0))
+				return fds[i].fd;
+		}
+		return 0;
+	}
+}
+
+static uint64_t pick_set(uint64_t all)
+{
+	uint64_t r = rnd();
+
+	switch (r % 8) {
+	case 0: return ~0ULL;
+	case 1: return rnd();
+	case 2: return 0;
+	default: return all & (rnd() | rnd());
+	}
+}
+
+/* Mutate the attr: returns the size to pass. Sets *mutated. */
+static unsigned int mutate(union tok_attr_buf *b, unsigned int size, bool *mutated)
+{
+	uint64_t r = rnd();
+	int i, n;
+
+	*mutated = false;
+	if (r % 2)
+		return size;
+	*mutated = true;
+	n = 1 + (r >> 4) % 4;
+	for (i = 0; i < n; i++) {
+		uint64_t m = rnd();
+
+		switch (m % 5) {
+		case 0: /* a random byte in the attr */
+			b->bytes[(m >> 8) % (size ? size : 1)] = m >> 16;
+			break;
+		case 1: /* a random size: short, long with a zero tail, long with junk */
+			size = (m >> 8) % (sizeof(b->bytes) - 8);
+			if ((m >> 20) % 4 == 0 && size > sizeof(b->attr))
+				b->bytes[size - 1] = 1;
+			break;
+		case 2: /* a 32-bit field at a random 4-byte offset := an fd */
+			*(uint32_t *)&b->bytes[((m >> 8) % (sizeof(b->attr) / 4)) * 4] = pick_fd(true);
+			break;
+		case 3: /* a random bit */
+			b->bytes[(m >> 8) % (size ? size : 1)] ^= 1 << ((m >> 16) % 8);
+			break;
+		default: /* a random 32-bit word */
+			*(uint32_t *)&b->bytes[((m >> 8) % (sizeof(b->attr) / 4)) * 4] = m >> 32;
+			break;
+		}
+	}
+	return size;
+}
+
+/* The attr as the kernel sees it: the first @size bytes, zeroes after. */
+static void effective(const union tok_attr_buf *b, unsigned int size, union tok_attr_buf *e)
+{
+	memset(e, 0, sizeof(*e));
+	memcpy(e, b, size < sizeof(e->attr) ? size : sizeof(e->attr));
+}
+
+static bool on_bpffs(const char *path)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && (unsigned long)sfs.f_type == BPF_FS_MAGIC_;
+}
+
+/* DIR/plain (also the cwd, for relative paths) must stay empty. */
+static void check_plain_empty(void)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir_plain);
+	int n = 0;
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			n++;
+			if (n == 1)
+				printf("  found %s/%s\n", dir_plain, d->d_name);
+		}
+	closedir(dp);
+	CHECK(n == 0, "%d file(s) pinned in %s, outside BPF FS", n, dir_plain);
+}
+
+static void rebuild_slot_after_unlink(int s)
+{
+	if (slots[s].kind == PIN_TOKEN && slots[s].tok)
+		slots[s].tok->revoked = true;
+	slots[s].kind = PIN_NONE;
+	slots[s].tok = NULL;
+}
+
+static void fz_token_create(void)
+{
+	union tok_attr_buf b, e;
+	struct tmodel *parent = NULL;
+	struct fdent *pf;
+	unsigned int size = sizeof(b.attr);
+	int s = rnd() % NSLOTS, rel = rnd() % 4;
+	char path[300], rpath[32];
+	bool mutated;
+	long ret;
+
+	memset(&b, 0, sizeof(b));
+	slot_path(path, sizeof(path), s);
+	snprintf(rpath, sizeof(rpath), "s%d", s);
+	if (rel == 0 && s < 8) {	/* relative to a dir fd */
+		b.tc.pin_path_fd = dirfd_fz;
+		b.tc.pin_pathname = (uintptr_t)rpath;
+	} else if (rel == 1 && s >= 10) {
+		b.tc.pin_path_fd = dirfd_plain;
+		b.tc.pin_pathname = (uintptr_t)rpath;
+	} else {
+		b.tc.pin_pathname = (uintptr_t)path;
+	}
+	if (rnd() % 3)
+		b.tc.token_fd = pick_fd(true);
+	b.tc.allowed_cmds = pick_set(ALL_CMDS);
+	b.tc.allowed_map_types = pick_set((1ULL << BPF_MAP_TYPE_ARRAY) | (1ULL << BPF_MAP_TYPE_HASH));
+	b.tc.allowed_prog_types = pick_set((1ULL << BPF_PROG_TYPE_XDP) |
+					   (1ULL << BPF_PROG_TYPE_SOCKET_FILTER));
+	b.tc.allowed_attach_types = pick_set(1ULL << 0);
+	size = mutate(&b, size, &mutated);
+	ret = tok_bpf_err(TOK_CMD_TOKEN_CREATE, &b, size);
+	effective(&b, size, &e);
+	if (verbose)
+		printf("token_create slot %d parent %u size %u%s: %s\n", s, e.tc.token_fd, size,
+		       mutated ? " (mutated)" : "", tok_errname(ret));
+	check_plain_empty();
+	if (ret != 0)
+		return;
+	successes++;
+
+	/* Where did it go? The model only knows the slot paths. */
+	CHECK(e.tc.pin_pathname == (uintptr_t)path || e.tc.pin_pathname == (uintptr_t)rpath,
+	      "token_create succeeded with a mutated pin_pathname %#llx",
+	      (unsigned long long)e.tc.pin_pathname);
+	if (e.tc.pin_pathname == (uintptr_t)rpath && e.tc.pin_path_fd != (uint32_t)dirfd_fz) {
+		/* a mutated dir fd: relative to some other directory */
+		CHECK(0, "token_create pinned %s relative to fd %u, not on BPF FS", rpath,
+		      e.tc.pin_path_fd);
+		return;
+	}
+	if (e.tc.pin_pathname == (uintptr_t)rpath && s >= 8) {
+		/* pinned in fz under a name the slots don't use: drop it */
+		char other[300];
+
+		snprintf(other, sizeof(other), "%s/%s", dir_fz, rpath);
+		CHECK(on_bpffs(other), "token_create pinned %s, not on BPF FS", other);
+		unlink(other);
+		return;
+	}
+	CHECK(on_bpffs(path) && s < 10, "token_create pinned %s, not on BPF FS", path);
+	CHECK(e.tc.token_flags == 0 && e.tc.pin_flags == 0,
+	      "token_create succeeded with token_flags %#x pin_flags %#x", e.tc.token_flags,
+	      e.tc.pin_flags);
+	if (e.tc.token_fd) {
+		pf = fd_lookup(e.tc.token_fd);
+		parent = usable_token(e.tc.token_fd);
+		CHECK(parent, "derived token created from fd %u (%s), not a usable token",
+		      e.tc.token_fd, pf ? (pf->kind == FD_TOKEN ? (pf->rw ? "revoked token" :
+		      "read-only token") : "not a token") : "unknown fd");
+		if (parent) {
+			CHECK(mask_has(parent->set[0], TOK_CMD_TOKEN_CREATE),
+			      "derived token from a parent without token_create");
+			CHECK(!(e.tc.allowed_cmds & ~parent->set[0]) &&
+			      !(e.tc.allowed_map_types & ~parent->set[1]) &&
+			      !(e.tc.allowed_prog_types & ~parent->set[2]) &&
+			      !(e.tc.allowed_attach_types & ~parent->set[3]),
+			      "derived token's sets are not subsets of its parent's");
+			CHECK(parent->fs == (s < 8 ? 0 : 1),
+			      "derived token pinned on another BPF FS than its parent");
+		}
+	} else {
+		CHECK(!nobody, "nobody created a token without a parent token");
+	}
+	if (slots[s].kind != PIN_NONE) {
+		CHECK(0, "token_create succeeded over an existing pin %s", path);
+		rebuild_slot_after_unlink(s);
+	}
+	slots[s].kind = PIN_TOKEN;
+	slots[s].tok = new_token((uint64_t[4]){ e.tc.allowed_cmds, e.tc.allowed_map_types,
+			e.tc.allowed_prog_types, e.tc.allowed_attach_types }, parent, s < 8 ? 0 : 1);
+	if (!nobody || rnd() % 2)
+		chmod(path, rnd() % 3 ? 0666 : 0644);
+}
+
+static void fz_obj_get(void)
+{
+	int s = rnd() % NSLOTS, fd;
+	uint32_t flags = rnd() % 4 == 0 ? BPF_F_WRONLY : rnd() % 3 == 0 ? BPF_F_RDONLY : 0;
+	char path[300];
+	struct stat st;
+	bool have_st;
+	unsigned int m;
+
+	slot_path(path, sizeof(path), s);
+	have_st = stat(path, &st) == 0;
+	fd = tok_obj_get(path, flags);
+	if (verbose)
+		printf("obj_get slot %d flags %#x: %s\n", s, flags, tok_errname(fd < 0 ? fd : 0));
+	if (fd < 0)
+		return;
+	successes++;
+	CHECK(s < 10, "BPF_OBJ_GET opened %s outside BPF FS", path);
+	if (slots[s].kind == PIN_TOKEN)
+		CHECK(flags != BPF_F_WRONLY, "a token was opened write-only");
+	if (nobody && have_st) {
+		m = st.st_uid == 65534 ? (st.st_mode >> 6) & 7 : st.st_gid == 65534 ?
+		    (st.st_mode >> 3) & 7 : st.st_mode & 7;
+		CHECK((m & 4) || flags == BPF_F_WRONLY,
+		      "nobody opened %s (mode %o uid %u) for reading", path, st.st_mode & 07777,
+		      st.st_uid);
+		CHECK((m & 2) || flags == BPF_F_RDONLY,
+		      "nobody opened %s (mode %o uid %u) for writing", path, st.st_mode & 07777,
+		      st.st_uid);
+	}
+	fd_add(fd, slots[s].kind == PIN_TOKEN ? FD_TOKEN : FD_MAP, flags != BPF_F_RDONLY,
+	       slots[s].tok);
+}
+
+static void fz_pin(void)
+{
+	int s = rnd() % NSLOTS, fd = pick_fd(rnd() % 2), ret;
+	struct fdent *f = fd_lookup(fd);
+	char path[300];
+
+	slot_path(path, sizeof(path), s);
+	ret = tok_obj_pin(fd, path);
+	if (verbose)
+		printf("obj_pin fd %d slot %d: %s\n", fd, s, tok_errname(ret));
+	check_plain_empty();
+	if (ret)
+		return;
+	successes++;
+	CHECK(!f || f->kind != FD_TOKEN, "BPF_OBJ_PIN of a token fd succeeded (%s)", path);
+	CHECK(on_bpffs(path) && s < 10, "BPF_OBJ_PIN pinned %s outside BPF FS", path);
+	if (slots[s].kind != PIN_NONE)
+		rebuild_slot_after_unlink(s);
+	slots[s].kind = f && f->kind == FD_TOKEN ? PIN_TOKEN : PIN_MAP;
+	slots[s].tok = f ? f->tok : NULL;
+}
+
+static void fz_info(void)
+{
+	int fd = pick_fd(true), ret;
+	struct fdent *f = fd_lookup(fd);
+	unsigned char buf[sizeof(struct tok_info) + 16];
+	struct tok_info *info = (void *)buf;
+	uint32_t len = rnd() % 3 == 0 ? rnd() % sizeof(buf) : rnd() % 2 ? 32 : sizeof(*info);
+
+	memset(buf, 0, sizeof(buf));
+	ret = tok_get_info(fd, buf, len);
+	if (ret || !f || f->kind != FD_TOKEN || len < 32)
+		return;
+	successes++;
+	CHECK(info->allowed_cmds == f->tok->set[0] && info->allowed_maps == f->tok->set[1] &&
+	      info->allowed_progs == f->tok->set[2] && info->allowed_attachs == f->tok->set[3],
+	      "token info %#llx %#llx %#llx %#llx, made with %#llx %#llx %#llx %#llx",
+	      (unsigned long long)info->allowed_cmds, (unsigned long long)info->allowed_maps,
+	      (unsigned long long)info->allowed_progs, (unsigned long long)info->allowed_attachs,
+	      (unsigned long long)f->tok->set[0], (unsigned long long)f->tok->set[1],
+	      (unsigned long long)f->tok->set[2], (unsigned long long)f->tok->set[3]);
+	/* A token whose pin is gone is revoked, a live one is not; one whose
+	 * parent alone was revoked may say either.
+	 */
+	if (len >= sizeof(*info) && (f->tok->revoked || live(f->tok)))
+		CHECK(!!(info->flags & TOK_INFO_REVOKED) == f->tok->revoked,
+		      "token info revoked flag %u, model says %s", info->flags & 1,
+		      f->tok->revoked ? "revoked" : "live");
+}
+
+/* BPF_MAP_CREATE / BPF_BTF_LOAD / BPF_PROG_LOAD with a token fd. */
+static void fz_use(int cmd)
+{
+	union tok_attr_buf b, e;
+	struct tok_btf_blob blob;
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	unsigned int size = sizeof(b.attr);
+	struct tmodel *t;
+	bool mutated, allowed;
+	long ret;
+	uint32_t tfd = pick_fd(true);
+
+	memset(&b, 0, sizeof(b));
+	if (cmd == BPF_MAP_CREATE) {
+		b.attr.map_type = rnd() % 4 == 0 ? rnd() % 34 : rnd() % 2 ? BPF_MAP_TYPE_ARRAY :
+				  BPF_MAP_TYPE_HASH;
+		b.attr.key_size = 4;
+		b.attr.value_size = 8;
+		b.attr.max_entries = 4;
+		b.attr.map_token_fd = tfd;
+	} else if (cmd == BPF_BTF_LOAD) {
+		tok_btf_blob_init(&blob);
+		b.attr.btf = (uintptr_t)&blob;
+		b.attr.btf_size = sizeof(blob.hdr) + blob.hdr.type_len + blob.hdr.str_len;
+		b.attr.btf_token_fd = tfd;
+	} else {
+		b.attr.prog_type = rnd() % 4 == 0 ? rnd() % 32 : rnd() % 2 ? BPF_PROG_TYPE_XDP :
+				   BPF_PROG_TYPE_SOCKET_FILTER;
+		b.attr.expected_attach_type = rnd() % 4 == 0 ? rnd() % 45 : 0;
+		b.attr.insns = (uintptr_t)insns;
+		b.attr.insn_cnt = 2;
+		b.attr.license = (uintptr_t)"GPL";
+		b.attr.prog_token_fd = tfd;
+	}
+	size = mutate(&b, size, &mutated);
+	ret = tok_bpf_err(cmd, &b, size);
+	effective(&b, size, &e);
+
+	if (cmd == BPF_MAP_CREATE) {
+		t = usable_token(e.attr.map_token_fd);
+		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[1], e.attr.map_type);
+	} else if (cmd == BPF_BTF_LOAD) {
+		t = usable_token(e.attr.btf_token_fd);
+		allowed = t && mask_has(t->set[0], cmd);
+	} else {
+		t = usable_token(e.attr.prog_token_fd);
+		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[2], e.attr.prog_type) &&
+			  mask_has(t->set[3], e.attr.expected_attach_type);
+	}
+	if (verbose)
+		printf("cmd %d token fd %u size %u%s: %s (model: %s)\n", cmd,
+		       cmd == BPF_MAP_CREATE ? e.attr.map_token_fd : cmd == BPF_BTF_LOAD ?
+		       e.attr.btf_token_fd : e.attr.prog_token_fd, size,
+		       mutated ? " (mutated)" : "", tok_errname(ret < 0 ? ret : 0),
+		       allowed ? "allowed" : "denied");
+	if (nobody) {
+		CHECK(ret < 0 || allowed,
+		      "nobody got an object from cmd %d (map type %u / prog type %u attach %u) "
+		      "without a token allowing it", cmd, e.attr.map_type, e.attr.prog_type,
+		      e.attr.expected_attach_type);
+		/* A clean request of a kind the token allows must work. */
+		if (!mutated && allowed &&
+		    (cmd != BPF_MAP_CREATE || e.attr.map_type == BPF_MAP_TYPE_HASH ||
+		     e.attr.map_type == BPF_MAP_TYPE_ARRAY) &&
+		    (cmd != BPF_PROG_LOAD || (e.attr.expected_attach_type == 0 &&
+		     (e.attr.prog_type == BPF_PROG_TYPE_XDP ||
+		      e.attr.prog_type == BPF_PROG_TYPE_SOCKET_FILTER))))
+			CHECK(ret >= 0, "cmd %d through an allowing token failed: %s", cmd,
+			      strerror(-ret));
+	}
+	if (ret >= 0) {
+		successes++;
+		if (cmd == BPF_MAP_CREATE && rnd() % 2)
+			fd_add(ret, FD_MAP, true, NULL);
+		else
+			close(ret);
+	}
+}
+
+static void fz_unlink_rename(void)
+{
+	int a = rnd() % NSLOTS, c = rnd() % NSLOTS;
+	char pa[300], pc[300];
+
+	slot_path(pa, sizeof(pa), a);
+	slot_path(pc, sizeof(pc), c);
+	if (rnd() % 2) {
+		if (unlink(pa) == 0)
+			rebuild_slot_after_unlink(a);
+	} else if (rename(pa, pc) == 0 && a != c) {
+		CHECK(slot_dir(a) == slot_dir(c), "rename %s -> %s across file systems", pa, pc);
+		rebuild_slot_after_unlink(c);
+		slots[c] = slots[a];
+		slots[a] = (struct slot){ PIN_NONE, NULL };
+	}
+}
+
+static void fz_close(void)
+{
+	int i = rnd() % NFDS;
+
+	if (fds[i].fd >= 0)
+		close(fds[i].fd);
+	fds[i].fd = -1;
+}
+
+static void fuzz_loop(long until_ms)
+{
+	while (tok_now_ms() < until_ms) {
+		iterations++;
+		switch (rnd() % 16) {
+		case 0 ... 2: fz_token_create(); break;
+		case 3 ... 4: fz_obj_get(); break;
+		case 5: fz_pin(); break;
+		case 6: fz_info(); break;
+		case 7 ... 8: fz_use(BPF_MAP_CREATE); break;
+		case 9: fz_use(BPF_BTF_LOAD); break;
+		case 10 ... 11: fz_use(BPF_PROG_LOAD); break;
+		case 12 ... 13: fz_unlink_rename(); break;
+		default: fz_close(); break;
+		}
+		/* Every so often, start over from an empty model. */
+		if (ntokens > NTOKENS - 16)
+			break;
+	}
+}
+
+static int reset_fs(void)
+{
+	char p[300];
+	int s, i;
+
+	for (i = 0; i < NFDS; i++) {
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+		fds[i].fd = -1;
+	}
+	for (s = 0; s < NSLOTS; s++) {
+		slot_path(p, sizeof(p), s);
+		unlink(p);
+		slots[s] = (struct slot){ PIN_NONE, NULL };
+	}
+	ntokens = 0;
+	return 0;
+}
+
+/* Root makes nobody's starting tokens: known sets, various modes. */
+static void seed_tokens(void)
+{
+	static const struct {
+		uint64_t set[4];
+		unsigned int mode;
+	} t[] = {
+		{ { ~0ULL, ~0ULL, ~0ULL, ~0ULL }, 0666 },
+		{ { ALL_CMDS, 1ULL << BPF_MAP_TYPE_ARRAY, 1ULL << BPF_PROG_TYPE_XDP, 1 }, 0666 },
+		{ { 1ULL << BPF_MAP_CREATE, 1ULL << BPF_MAP_TYPE_HASH, 0, 0 }, 0644 },
+		{ { ALL_CMDS, ~0ULL, ~0ULL, ~0ULL }, 0600 },
+		{ { ALL_CMDS & ~(1ULL << TOK_CMD_TOKEN_CREATE), ~0ULL,
+		    1ULL << BPF_PROG_TYPE_SOCKET_FILTER, ~0ULL }, 0666 },
+		{ { ALL_CMDS, ~0ULL, ~0ULL, ~0ULL }, 0666 },	/* on fz2 */
+	};
+	char p[300];
+	size_t i;
+	int s;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		s = i < 5 ? (int)i : 8;
+		slot_path(p, sizeof(p), s);
+		if (tok_create(0, p, 0, 0, 0, t[i].set[0], t[i].set[1], t[i].set[2], t[i].set[3]))
+			continue;
+		chmod(p, t[i].mode);
+		slots[s].kind = PIN_TOKEN;
+		slots[s].tok = new_token(t[i].set, NULL, s < 8 ? 0 : 1);
+	}
+}
+
+static int phase(bool as_nobody, long ms)
+{
+	long end = tok_now_ms() + ms;
+
+	nobody = as_nobody;
+	if (as_nobody) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534)) {
+			perror("token_fuzz: dropping to nobody");
+			return 2;
+		}
+	}
+	while (tok_now_ms() < end) {
+		if (!as_nobody || ntokens == 0)
+			seed_tokens();
+		fuzz_loop(end);
+		if (!as_nobody)
+			reset_fs();
+		else
+			ntokens = ntokens > NTOKENS - 16 ? (reset_fs(), 0) : ntokens;
+	}
+	printf("token_fuzz %s: %ld iterations, %ld successful calls, %ld invariant checks, "
+	       "%ld violations\n", as_nobody ? "nobody" : "root", iterations, successes, checks,
+	       violations);
+	return violations ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int secs = 20, c, st, rc_root, rc_nobody, i;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt(argc, argv, "d:t:s:v")) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 't': secs = atoi(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'v': verbose = true; break;
+		default: goto usage;
+		}
+	}
+	if (!dir || secs < 2 || optind != argc)
+		goto usage;
+	if (!seed)
+		seed = time(NULL);
+	printf("token_fuzz: seed %llu, %ds\n", (unsigned long long)seed, secs);
+
+	snprintf(dir_fz, sizeof(dir_fz), "%s/fz", dir);
+	snprintf(dir_fz2, sizeof(dir_fz2), "%s/fz2", dir);
+	snprintf(dir_plain, sizeof(dir_plain), "%s/plain", dir);
+	mkdir(dir_fz, 0755);
+	mkdir(dir_fz2, 0755);
+	mkdir(dir_plain, 0777);
+	chmod(dir_plain, 0777);
+	if (mount("bpf", dir_fz, "bpf", 0, "mode=0777") ||
+	    mount("bpf", dir_fz2, "bpf", 0, "mode=0777")) {
+		printf("Error: mount -t bpf under %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (on_bpffs(dir_plain)) {
+		printf("Error: %s is on BPF FS: give a DIR outside BPF FS\n", dir);
+		return 2;
+	}
+	if (chdir(dir_plain)) {
+		printf("Error: chdir %s: %s\n", dir_plain, strerror(errno));
+		return 1;
+	}
+	dirfd_fz = open(dir_fz, O_RDONLY | O_DIRECTORY);
+	dirfd_plain = open(dir_plain, O_RDONLY | O_DIRECTORY);
+	closed_fd = open("/dev/null", O_RDONLY);
+	close(closed_fd);
+	for (i = 0; i < NFDS; i++)
+		fds[i].fd = -1;
+
+	rc_root = phase(false, secs * 500L);
+	reset_fs();
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		seed_tokens();
+		_exit(phase(true, secs * 500L));
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
+		printf("FAIL: the nobody phase did not finish (status %#x)\n", st);
+		rc_nobody = 1;
+	} else {
+		rc_nobody = WEXITSTATUS(st);
+	}
+	reset_fs();
+	umount2(dir_fz, MNT_DETACH);
+	umount2(dir_fz2, MNT_DETACH);
+	printf("token_fuzz: %s\n", rc_root || rc_nobody ? "FAIL" : "ok");
+	return rc_root || rc_nobody ? 1 : 0;
+
+usage:
+	fprintf(stderr, "usage: token_fuzz -d DIR [-t SECONDS] [-s SEED] [-v]\n");
+	return 2;
+}

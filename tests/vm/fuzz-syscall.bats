@@ -1,0 +1,34 @@
+#!/usr/bin/env bats
+# The bpf(2) token UAPI fuzzer (tests/fuzz/token_fuzz.c): random and mutated
+# BPF_TOKEN_CREATE, map/BTF/prog creation with token fds, BPF_OBJ_GET/PIN and
+# GET_INFO_BY_FD on tokens, random fds and sizes, as root then as nobody,
+# with the invariants checked on every call (see the program). FUZZ_SECONDS
+# (default 10; `make check-debug` gives 60) bounds the run.
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	FUZZ=$BUILD/fuzz/token_fuzz
+	[[ -x $FUZZ ]] || { echo "no $FUZZ: run 'make test-build'"; false; }
+	WORK=$(mktemp -d /tmp/fuzz.XXXXXX)
+}
+
+teardown() {
+	umount -l "$WORK"/fz "$WORK"/fz2 2>/dev/null || true
+	rm -rf "$WORK"
+}
+
+@test "fuzz-syscall: token UAPI as root and as nobody, every invariant holds" {
+	secs=${FUZZ_SECONDS:-10}
+	run timeout -k 5 $((secs * 3 + 60)) "$FUZZ" -d "$WORK" -t "$secs"
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[-1]} == "token_fuzz: ok" ]]
+	for who in root nobody; do
+		line=$(grep "^token_fuzz $who: " <<<"$output")
+		[[ $line =~ ([0-9]+)\ iterations,\ ([0-9]+)\ successful\ calls,\ ([0-9]+)\ invariant\ checks,\ 0\ violations ]]
+		(( BASH_REMATCH[1] > 100 && BASH_REMATCH[2] > 10 && BASH_REMATCH[3] > 100 ))
+	done
+	# Nothing pinned outside BPF FS, not even in the fuzzer's cwd.
+	[[ -z $(ls -A "$WORK/plain") ]]
+}

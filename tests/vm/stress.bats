@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# Races on BPF tokens (tests/stress/token_stress.c): root and nobody
+# processes with several threads each create, derive, open, use, pin next
+# to, unlink, rename and close tokens while their BPF FS instances are
+# unmounted and remounted under them; afterwards every token is freed (the
+# bpf_token slab cache is back to its count) and the kernel log is clean.
+# STRESS_SECONDS (default 8; `make check-debug` gives 60) bounds the run.
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	STRESS=$BUILD/stress/token_stress
+	[[ -x $STRESS ]] || { echo "no $STRESS: run 'make test-build'"; false; }
+	WORK=$(mktemp -d /tmp/stress.XXXXXX)
+}
+
+teardown() {
+	umount -l "$WORK"/m* 2>/dev/null || true
+	rm -rf "$WORK"
+}
+
+# Kernel trouble since boot, as scripts/vm-run.sh sees it.
+kernel_trouble() {
+	dmesg | grep -aE 'Kernel panic|Oops|BUG:|WARNING:|general protection fault|Call Trace:|UBSAN:|ODEBUG:|suspected memory leak|INFO: (possible|suspicious|inconsistent)' |
+		head -20
+}
+
+@test "stress: concurrent create/derive/open/use/unlink/rename/close/unmount, then no token left" {
+	secs=${STRESS_SECONDS:-8}
+	run timeout -k 5 $((secs * 4 + 120)) "$STRESS" -d "$WORK" -t "$secs" -p 4 -j 2 -m 3
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[-1]} == "token_stress: ok" ]]
+	[[ $output =~ live\ tokens:\ before\ ([0-9]+),\ after\ ([0-9]+) ]]
+	[[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]]
+	run kernel_trouble
+	echo "$output"
+	[[ -z $output ]]
+}
+
+@test "stress: a second run with other seeds and more processes than threads" {
+	secs=${STRESS_SECONDS:-8}
+	run timeout -k 5 $((secs * 4 + 120)) "$STRESS" -d "$WORK" -t $(((secs + 1) / 2)) -p 8 -j 1 -m 2 -s $RANDOM$RANDOM
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[-1]} == "token_stress: ok" ]]
+	run kernel_trouble
+	echo "$output"
+	[[ -z $output ]]
+}
