@@ -130,6 +130,7 @@ static struct tmodel *new_token(const uint64_t set[4], struct tmodel *parent, in
 	if (ntokens == NTOKENS)
 		return NULL;
 	t = &tokens[ntokens++];
+	memset(t, 0, sizeof(*t));
 	memcpy(t->set, set, sizeof(t->set));
 	t->parent = parent;
 	t->depth = parent ? parent->depth + 1 : 0;
