@@ -1,0 +1,383 @@
+#!/usr/bin/env bats
+# The operator's guide (Documentation/operators-guide.rst), run as written.
+# Runs inside the VM as root (scripts/run-tests.sh vm).
+#
+# The guide's marked blocks are taken from the guide itself
+# (tests/guide-blocks.py): `.. example: NAME` blocks are the files it
+# installs, `.. run: NAME` blocks are run with bash -e, as root unless the
+# guide says that a user runs them. Every scenario runs in a private mount
+# namespace made to look like an installed host: a writable copy of /etc
+# (the guide's useradd works), /usr/local with what `make install` installs, and a fresh BPF FS on /sys/fs/bpf with mode 0700,
+# as systemd mounts it. systemd does not run in the VM: `systemctl start`
+# and `stop` are emulated from the unit file by sysd_start/sysd_stop below,
+# which refuse any [Service] setting they do not implement.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+	OBJ=$BUILD/progs/xdp_token.bpf.o
+	W=$BATS_TEST_TMPDIR/w
+	mkdir -p "$W"
+	[[ -f $OBJ ]] || { echo "no $OBJ: build the tests (make test-build)"; return 1; }
+	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL"; return 1; }
+	"$TOP/tests/guide-blocks.py" "$TOP/Documentation/operators-guide.rst" "$W/blocks" >/dev/null
+	export TOP BUILD BPFTOOL OBJ W
+}
+
+
+# ---------------------------------------------------------------------------
+# The installed host, in a private mount namespace
+
+# host SCENARIO: run the function SCENARIO in a fresh private mount namespace
+# set up by prepare_host, with bash -e; its output in $output.
+host() {
+	run --separate-stderr unshare --mount --propagation private -- \
+		bash -euo pipefail -c 'trap cleanup EXIT; prepare_host; "$@"' host "$@" 3>&-
+	echo "status $status"
+	echo "--- stdout:"
+	echo "$output"
+	echo "--- stderr:"
+	echo "$stderr"
+}
+
+# What a scenario may leave running: the service, the "container".
+cleanup() {
+	if [[ -n ${U_PID:-} ]]; then
+		kill -TERM -- "-$U_PID" 2>/dev/null || true
+	fi
+	pkill -u app 2>/dev/null || true
+	pkill -u bpf-app 2>/dev/null || true
+}
+
+# tok PATH JQ: a field of `bpftool -j token show PATH`
+tok() {
+	bpftool -j token show "$1" | jq -r "if type == \"array\" then .[0] else . end | $2"
+}
+
+prepare_host() {
+	cp -a /etc "$W/etc"
+	mount --bind "$W/etc" /etc
+	mount -t tmpfs -o mode=0755 tmpfs /usr/local
+	# `make install` (bpftool, its man pages, the completion, the shared
+	# libbpf), without make's build steps
+	PREFIX=/usr/local DESTDIR= "$TOP/scripts/bpftool.sh" install >/dev/null
+	# the BPF FS as systemd mounts it
+	mount -t bpf -o mode=0700 bpf /sys/fs/bpf
+	# the files of the guide, where its commands expect them
+	cp "$W"/blocks/example/* "$W/"
+	chmod 0755 "$W/bpf-app" "$W/container-token"
+	cp "$OBJ" "$W/app.bpf.o"
+	cd "$W"
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+}
+
+# block NAME: run the guide's block NAME as root, echoing its commands
+block() {
+	echo "### guide block $1"
+	bash -ex "$W/blocks/run/$1"
+}
+
+# user_block USER NAME: run the guide's block NAME as USER, without
+# capabilities, from / (the test's directories are root's)
+user_block() {
+	echo "### guide block $2, as $1"
+	(cd / && setpriv --reuid="$1" --regid="$1" --init-groups --inh-caps=-all \
+		--bounding-set=-all -- bash -ex -s <"$W/blocks/run/$2")
+}
+
+# ---------------------------------------------------------------------------
+# systemctl start/stop, emulated from the unit file
+
+# unit_parse NAME: read /etc/systemd/system/NAME.service into U_* variables;
+# fail on any [Service] setting the emulation does not implement.
+unit_parse() {
+	local file=/etc/systemd/system/$1.service line key val section=
+	U_PRE=() U_START=() U_POST=() U_ENV=() U_BIND=()
+	U_USER= U_GROUP= U_NNP= U_BOUND=unset U_AMBIENT=unset U_TYPE=simple
+	while IFS= read -r line; do
+		[[ -z $line || $line == '#'* ]] && continue
+		if [[ $line == '['*']' ]]; then
+			section=$line
+			continue
+		fi
+		[[ $section == '[Service]' ]] || continue
+		key=${line%%=*}
+		val=${line#*=}
+		# nothing the emulation would have to interpret like systemd
+		if [[ $val == *[\"\'\\%\$\;]* ]]; then
+			echo "unit: $key: quoting/specifiers not emulated: $val"
+			return 1
+		fi
+		case $key in
+		Type) U_TYPE=$val ;;
+		User) U_USER=$val ;;
+		Group) U_GROUP=$val ;;
+		ExecStartPre) U_PRE+=("$val") ;;
+		ExecStart) U_START+=("$val") ;;
+		ExecStopPost) U_POST+=("$val") ;;
+		Environment) U_ENV+=($val) ;;
+		BindPaths) U_BIND+=($val) ;;
+		CapabilityBoundingSet) U_BOUND=$val ;;
+		AmbientCapabilities) U_AMBIENT=$val ;;
+		NoNewPrivileges) U_NNP=$val ;;
+		*)
+			echo "unit: [Service] $key= is not emulated"
+			return 1
+			;;
+		esac
+	done <"$file"
+	[[ $U_TYPE == exec || $U_TYPE == simple ]] || { echo "unit: Type=$U_TYPE not emulated"; return 1; }
+	[[ ${#U_START[@]} == 1 ]] || { echo "unit: one ExecStart= expected"; return 1; }
+	# the sandbox emulated below is "no capabilities at all"
+	[[ $U_BOUND == '' && $U_AMBIENT == '' && $U_NNP == yes ]] || {
+		echo "unit: expected CapabilityBoundingSet= AmbientCapabilities= NoNewPrivileges=yes"
+		return 1
+	}
+	[[ -n $U_USER ]] || { echo "unit: no User="; return 1; }
+}
+
+# unit_exec LINE [&]: run one Exec line: "+" as root, unsandboxed; otherwise
+# as User=/Group= with the unit's environment and bind mounts, no
+# capabilities, no_new_privs, in a mount namespace of its own. A "-" prefix
+# ignores a failure. With a second argument, start it in the background, in
+# a session of its own (its PID in $U_PID).
+unit_exec() {
+	local line=$1 bg=${2:-} prefix= cmd words bind src dst sandbox
+	while [[ $line == [-+@:!]* ]]; do
+		prefix+=${line:0:1}
+		line=${line:1}
+	done
+	read -ra words <<<"$line"
+	echo "### unit: ${prefix:+($prefix) }${words[*]}"
+	if [[ $prefix == *+* ]]; then
+		"${words[@]}" || [[ $prefix == *-* ]]
+		return
+	fi
+	sandbox="set -e"
+	for bind in "${U_BIND[@]}"; do
+		src=${bind%%:*}
+		dst=${bind#*:}
+		sandbox+="; mkdir -p $dst; mount --bind $src $dst"
+	done
+	sandbox+='; exec setpriv --reuid="$1" --regid="$2" --init-groups'
+	sandbox+=' --inh-caps=-all --ambient-caps=-all --bounding-set=-all --no-new-privs'
+	sandbox+=' -- env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin'
+	sandbox+=' HOME=/nonexistent USER="$1" LOGNAME="$1" "${@:3}"'
+	cmd=(unshare --mount --propagation slave -- bash -c "$sandbox" sandbox
+		"$U_USER" "${U_GROUP:-$U_USER}" "${U_ENV[@]}" "${words[@]}")
+	if [[ -n $bg ]]; then
+		setsid "${cmd[@]}" >"$W/$U_NAME.log" 2>&1 </dev/null &
+		U_PID=$!
+	else
+		"${cmd[@]}" || [[ $prefix == *-* ]]
+	fi
+}
+
+# sysd_start NAME: `systemctl start NAME`: ExecStartPre= lines in order (a
+# failure fails the start and runs ExecStopPost=), then ExecStart= in the
+# background; waits until it printed WAIT_FOR (or exited).
+sysd_start() {
+	local line i
+	U_NAME=$1
+	unit_parse "$1"
+	for line in "${U_PRE[@]}"; do
+		unit_exec "$line" || { sysd_stop_post; return 1; }
+	done
+	unit_exec "${U_START[0]}" bg
+	for ((i = 0; i < 120; i++)); do
+		grep -q "${WAIT_FOR:-.}" "$W/$U_NAME.log" 2>/dev/null && break
+		kill -0 "$U_PID" 2>/dev/null || break
+		sleep 0.5
+	done
+	echo "### $U_NAME's output:"
+	cat "$W/$U_NAME.log"
+	kill -0 "$U_PID" 2>/dev/null || { echo "$U_NAME exited"; return 1; }
+}
+
+sysd_stop_post() {
+	local line
+	for line in "${U_POST[@]}"; do
+		unit_exec "$line" || return 1
+	done
+}
+
+# sysd_stop: `systemctl stop` of the started unit: SIGTERM to its processes,
+# then ExecStopPost= lines.
+sysd_stop() {
+	kill -TERM -- "-$U_PID" 2>/dev/null || true
+	wait "$U_PID" 2>/dev/null || true
+	sysd_stop_post
+}
+
+# ---------------------------------------------------------------------------
+# Scenarios
+
+# The service section: install, start, what root sees, the token's limits
+# as the service sees them, inspect, revoke, stop.
+scenario_service() {
+	local prog=/sys/fs/bpf/bpf-app/pinned/progs/xdp_token_prog pid status maps denials
+
+	block service-install
+	id bpf-app
+	WAIT_FOR="bpf-app: loaded" sysd_start bpf-app
+
+	# the service runs as bpf-app, without capabilities, no_new_privs
+	pid=$(pgrep -u bpf-app -x sleep)
+	status=$(cat "/proc/$pid/status")
+	grep -E '^(Cap(Eff|Prm|Bnd|Amb)|NoNewPrivs)' <<<"$status"
+	[[ $(grep -c -E '^Cap(Eff|Prm|Bnd|Amb):\s+0+$' <<<"$status") == 4 ]]
+	grep -q -E '^NoNewPrivs:\s+1$' <<<"$status"
+
+	block service-inspect
+	# the program was loaded by the service's user, through the token,
+	# which counted the object's map, BTF and program
+	[[ $(bpftool -j prog show pinned "$prog" | jq .uid) == "$(id -u bpf-app)" ]]
+	tok /sys/fs/bpf/bpf-app/token .uses
+	(($(tok /sys/fs/bpf/bpf-app/token .uses.map_create) >= 1))
+	(($(tok /sys/fs/bpf/bpf-app/token .uses.btf_load) >= 1))
+	(($(tok /sys/fs/bpf/bpf-app/token .uses.prog_load) >= 1))
+	(($(tok /sys/fs/bpf/bpf-app/token .uses.token_create) == 0))
+	maps=$(tok /sys/fs/bpf/bpf-app/token .uses.map_create)
+	denials=$(tok /sys/fs/bpf/bpf-app/token .denials)
+
+	# the token belongs to the service's user and allows only what the
+	# object needs: a HASH map through it is refused, an ARRAY map is made
+	if unit_exec "/usr/local/sbin/bpftool map create /run/bpf-app/pinned/h type hash key 4 value 4 entries 1 name h token /run/bpf-app/token"; then
+		echo "a hash map was created through the token"
+		return 1
+	fi
+	[[ ! -e /sys/fs/bpf/bpf-app/pinned/h ]]
+	unit_exec "/usr/local/sbin/bpftool map create /run/bpf-app/pinned/a type array key 4 value 4 entries 1 name a token /run/bpf-app/token"
+	[[ -e /sys/fs/bpf/bpf-app/pinned/a ]]
+	(($(tok /sys/fs/bpf/bpf-app/token .uses.map_create) == maps + 1))
+	# bpftool saw that the token lacks "hash" and did not even try
+	(($(tok /sys/fs/bpf/bpf-app/token .denials) == denials))
+
+	block inspect | tee "$W/inspect.out"
+	grep -q '/sys/fs/bpf/bpf-app/token' "$W/inspect.out"
+	grep -q -E '"map_create": '"$((maps + 1))"'\b' "$W/inspect.out"
+
+	block revoke
+	[[ ! -e /sys/fs/bpf/bpf-app/token ]]
+	# revoked: the service can't use it any more (the pin is gone), what it
+	# loaded stays
+	bpftool prog show pinned "$prog"
+
+	# stop: ExecStopPost's revoke fails (revoked already) and is ignored
+	sysd_stop
+	if pgrep -u bpf-app -x sleep; then
+		echo "the service still runs"
+		return 1
+	fi
+
+	# a second start gets a clean directory and a new token; stop revokes it
+	WAIT_FOR="bpf-app: loaded" sysd_start bpf-app
+	[[ -e /sys/fs/bpf/bpf-app/token ]]
+	bpftool token show /sys/fs/bpf/bpf-app/token
+	sysd_stop
+	[[ ! -e /sys/fs/bpf/bpf-app/token ]]
+	echo "scenario done"
+}
+
+# The container section: an unprivileged user's user-namespaced
+# "container", root gives it a token in a BPF FS of its own, the container's
+# root loads and attaches an XDP program and sends packets, root sees the
+# token and the counters; the token is useless for the same user outside.
+scenario_container() {
+	local ct ino out tok maps denials i
+
+	block service-install >/dev/null
+	useradd --no-create-home --shell /usr/sbin/nologin app
+	block container-install
+	# started by app, in the background (the block ends with "&")
+	user_block app container-start >"$W/container.log" 2>&1 ||
+		{ cat "$W/container.log"; return 1; }
+	for ((i = 0; i < 40; i++)); do
+		pgrep -u app -x sleep && break
+		sleep 0.25
+	done
+	cat "$W/container.log"
+	ct=$(pgrep -n -u app -x sleep)
+	# it is in a user namespace of its own
+	[[ $(stat -L -c %i /proc/$ct/ns/user) != "$(stat -L -c %i /proc/self/ns/user)" ]]
+
+	block container-token
+	user_block app container-use
+	block container-check | tee "$W/check.out"
+
+	tok="/proc/$ct/root/sys/fs/bpf/token"
+	ino=$(stat -L -c %i "/proc/$ct/ns/user")
+	grep -q -E "^\s*userns: $ino$" "$W/check.out"
+	(($(tok "$tok" .userns) == ino))
+	(($(tok "$tok" .uses.prog_load) >= 1))
+	maps=$(tok "$tok" .uses.map_create)
+	denials=$(tok "$tok" .denials)
+	out=$(bpftool -j map dump pinned "/proc/$ct/root/sys/fs/bpf/maps/token_stats")
+	echo "$out"
+	# three datagrams and their ICMP errors on lo
+	(( $(jq '.[0].formatted.value.packets' <<<"$out") >= 3 ))
+
+	# The same user outside the container, with the same token: ignored
+	# (the caller is not in the token's user namespace), and the denial
+	# is counted. Inside, the same command works.
+	setpriv --reuid=app --regid=app --init-groups --inh-caps=-all --bounding-set=-all -- \
+		bpftool map create "/proc/$ct/root/sys/fs/bpf/outside" type array key 4 value 4 \
+		entries 1 name outside token "/proc/$ct/root/sys/fs/bpf/token" &&
+		{ echo "the token worked outside its user namespace"; return 1; }
+	[[ ! -e /proc/$ct/root/sys/fs/bpf/outside ]]
+	(($(tok "$tok" .uses.map_create) == maps))
+	setpriv --reuid=app --regid=app --init-groups --inh-caps=-all --bounding-set=-all -- \
+		nsenter --target "$ct" --user --preserve-credentials --mount --net \
+		bpftool map create /sys/fs/bpf/inside type array key 4 value 4 \
+		entries 1 name inside token /sys/fs/bpf/token
+	[[ -e /proc/$ct/root/sys/fs/bpf/inside ]]
+	(($(tok "$tok" .uses.map_create) == maps + 1))
+	(($(tok "$tok" .denials) > denials))
+	pkill -u app -x sleep
+	echo "scenario done"
+}
+
+# Choosing lists: `token needs` on the guide's object, plain and JSON.
+scenario_needs() {
+	block service-install >/dev/null
+	block needs | tee "$W/needs.out"
+	grep -q -F '/usr/local/lib/bpf-app/app.bpf.o' "$W/needs.out"
+	# the JSON part is one object, the sets that xdp_token.bpf.o needs
+	sed -n '/^{/,/^}/p' "$W/needs.out" >"$W/needs.json"
+	jq -e '.objects == ["/usr/local/lib/bpf-app/app.bpf.o"]' "$W/needs.json"
+	jq -e '(.allowed_cmds | sort) == ["btf_load", "map_create", "prog_load"]' "$W/needs.json"
+	jq -e '.allowed_maps == ["array"] and .allowed_progs == ["xdp"] and .allowed_attachs == ["xdp"]' "$W/needs.json"
+	echo "scenario done"
+}
+
+export -f cleanup tok prepare_host block user_block unit_parse unit_exec sysd_start \
+	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs
+
+@test "guide: the service section as written: systemd unit, token from the object, no capabilities, inspect, revoke, stop" {
+	host scenario_service
+	[[ $status == 0 ]]
+	[[ $output == *"scenario done"* ]]
+}
+
+@test "guide: the container section as written: token in the container's BPF FS, bound to its user namespace" {
+	host scenario_container
+	[[ $status == 0 ]]
+	[[ $output == *"scenario done"* ]]
+}
+
+@test "guide: choosing lists: token needs as written" {
+	host scenario_needs
+	[[ $status == 0 ]]
+	[[ $output == *"scenario done"* ]]
+}
+
+@test "guide: the emulated systemd refuses a unit setting it does not implement (control)" {
+	host bash -c 'mkdir -p /etc/systemd/system &&
+		sed "s/^NoNewPrivileges=yes/&\nProtectSystem=strict/" "$W/bpf-app.service" \
+			>/etc/systemd/system/bpf-app.service && unit_parse bpf-app'
+	[[ $status != 0 ]]
+	[[ $output == *"ProtectSystem= is not emulated"* ]]
+}
