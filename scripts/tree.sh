@@ -80,6 +80,24 @@ format_series() {
 		-c diff.mnemonicPrefix=false -c diff.renames=true \
 		format-patch -q --zero-commit --no-signature --no-numbered \
 		--no-thread -o "$1" baseline..HEAD >/dev/null
+	add_patch_notes "$1"
+}
+
+# Reviewer notes (e.g. why a checkpatch warning stays) live in
+# kernel/patch-notes/SLUG.txt, SLUG being the patch file name without its
+# number; they go below the patch's `---`, where `git am` ignores them.
+add_patch_notes() {
+	local p note
+	for p in "$1"/*.patch; do
+		note=$TOP/kernel/patch-notes/$(basename "$p" .patch | cut -c6-).txt
+		[[ -f $note ]] || continue
+		awk -v note="$note" '
+			!done && $0 == "---" {
+				print; while ((getline l < note) > 0) print l; print ""
+				done = 1; next
+			}
+			{ print }' "$p" >"$p.tmp" && mv "$p.tmp" "$p"
+	done
 }
 
 # True when baseline..HEAD exports to exactly kernel/patches/*.patch.
