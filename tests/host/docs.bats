@@ -133,3 +133,27 @@ make_root() {
 	echo "status $status: $output"
 	[[ -n $output ]]
 }
+
+@test "docs: the guide's troubleshooting names every error message of bpftool token" {
+	run python3 - "$TOP/bpftool/token.c" "$GUIDE" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+guide = ' '.join(open(sys.argv[2]).read().split())
+lit = r'"((?:[^"\\]|\\.)*)"'
+missing, n = [], 0
+for call in re.findall(r'p_err\(\s*(' + lit + r'(?:\s*' + lit + r')*)', src):
+    text = ''.join(re.findall(lit, call[0]))
+    n += 1
+    # the fixed words of the message, between its conversions
+    for part in re.split(r'%[-0-9.*]*l*[a-z]', text):
+        part = ' '.join(part.split()).strip(" '")
+        if len(part) >= 6 and part not in guide:
+            missing.append(part)
+print(f'{n} messages')
+for m in missing:
+    print('not in the guide:', repr(m))
+sys.exit(1 if missing or n < 20 else 0)
+PY
+	echo "$output"
+	[[ $status == 0 ]]
+}

@@ -353,7 +353,20 @@ scenario_needs() {
 	echo "scenario done"
 }
 
-export -f cleanup tok prepare_host block user_block unit_parse unit_exec sysd_start \
+# Derived tokens: the guide's manager token and its derived token; revoking
+# the parent revokes the child.
+scenario_derive() {
+	block derive | tee "$W/derive.out"
+	(($(tok /sys/fs/bpf/manager/app1 .depth) == 1))
+	[[ $(tok /sys/fs/bpf/manager/app1 .revoked) == true ]]
+	grep -q -E '^\s*depth: 1$' "$W/derive.out"
+	# the last show says revoked, the first one did not
+	[[ $(grep -c -E '^\s*revoked$' "$W/derive.out") == 1 ]]
+	[[ $(tail -n 1 "$W/derive.out") =~ ^[[:space:]]*revoked$ ]]
+	echo "scenario done"
+}
+
+export -f scenario_derive cleanup tok prepare_host block user_block unit_parse unit_exec sysd_start \
 	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs
 
 @test "guide: the service section as written: systemd unit, token from the object, no capabilities, inspect, revoke, stop" {
@@ -380,4 +393,10 @@ export -f cleanup tok prepare_host block user_block unit_parse unit_exec sysd_st
 			>/etc/systemd/system/bpf-app.service && unit_parse bpf-app'
 	[[ $status != 0 ]]
 	[[ $output == *"ProtectSystem= is not emulated"* ]]
+}
+
+@test "guide: derived tokens as written: depth, transitive revocation" {
+	host scenario_derive
+	[[ $status == 0 ]]
+	[[ $output == *"scenario done"* ]]
 }
