@@ -33,6 +33,9 @@ container_start() {
 		sleep 0.1
 	done
 	[[ $i -lt 100 ]] || { echo "container $CPID did not start"; return 1; }
+	# a /run of its own, as any container has (tmpfs mounts are allowed
+	# in a user namespace): xdp-loader takes its lock file there
+	in_container mount -t tmpfs -o mode=0755 tmpfs /run
 	nsenter -t "$CPID" -m mount -t bpf bpf /sys/fs/bpf
 	nsenter -t "$CPID" -m chown $CUID:$CUID /sys/fs/bpf
 	VH=ct${BATS_TEST_NUMBER}h

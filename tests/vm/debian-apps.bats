@@ -1,0 +1,145 @@
+#!/usr/bin/env bats
+# Existing Debian-packaged, dynamically linked libbpf applications, unmodified,
+# through a BPF token: iproute2's tc and ip, xdp-tools' xdp-loader and
+# xdp-filter. They run as the root of an unprivileged container
+# (tests/vm/container.bash: uid 65534 outside, CAP_NET_ADMIN over its own
+# network namespace only, no capability for BPF), with
+#
+#     LD_LIBRARY_PATH=<dir of the project's libbpf.so.1>
+#     LIBBPF_BPF_TOKEN_PATH=<the token, in the container's BPF FS>
+#
+# For each: the same command fails without the token, and fails with the
+# token but the system's libbpf (which does not know LIBBPF_BPF_TOKEN_PATH);
+# it works with both, and what it loaded runs (frames are counted or dropped).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+	PROGS=$BUILD/progs
+	LIBBPF_SO_DIR=$BUILD/libbpf
+	load container
+	for f in "$PROGS/ctr_xdp.bpf.o" "$PROGS/ctr_tc.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1"; do
+		[[ -e $f ]] || { echo "no $f: make libbpf test-build"; return 1; }
+	done
+	container_start
+	TOKEN=/sys/fs/bpf/token
+	OURS=(env LD_LIBRARY_PATH="$LIBBPF_SO_DIR")
+	WITH_TOKEN=(env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" LIBBPF_BPF_TOKEN_PATH=$TOKEN)
+	SYSTEM_WITH_TOKEN=(env LIBBPF_BPF_TOKEN_PATH=$TOKEN)
+}
+
+teardown() {
+	container_stop
+}
+
+# three_ways CMD...: CMD in the container fails without the token and with
+# the system's libbpf, then succeeds with ours and the token (its output in
+# $output)
+three_ways() {
+	run in_container "${OURS[@]}" "$@"
+	echo "our libbpf, no token: status $status: $output"
+	[[ $status != 0 ]]
+	run in_container "${SYSTEM_WITH_TOKEN[@]}" "$@"
+	echo "system libbpf, token: status $status: $output"
+	[[ $status != 0 ]]
+	run in_container "${WITH_TOKEN[@]}" "$@"
+	echo "our libbpf, token: status $status: $output"
+	[[ $status == 0 ]]
+}
+
+# no_xdp: nothing attached to $VC's XDP hook
+no_xdp() {
+	run in_container ip link show dev "$VC"
+	[[ $output != *prog/xdp* ]]
+}
+
+@test "the applications link the system's libbpf.so.1 and take ours with LD_LIBRARY_PATH" {
+	local b
+	for b in /sbin/tc /sbin/ip /usr/sbin/xdp-loader /usr/sbin/xdp-filter; do
+		ldd "$b" | grep -q 'libbpf\.so\.1 => /lib/x86_64-linux-gnu/libbpf\.so\.1'
+		run in_container "${OURS[@]}" ldd "$b"
+		[[ $output == *"libbpf.so.1 => $LIBBPF_SO_DIR/libbpf.so.1"* ]]
+	done
+	run in_container "${OURS[@]}" tc -V
+	[[ $output == *"libbpf 1.1.0"* ]]
+}
+
+@test "tc filter add ... bpf da obj: a sched_cls program through the token" {
+	container_token token "${CTR_TOKEN_ARGS[@]}"
+	in_container tc qdisc add dev "$VC" clsact
+	three_ways tc filter add dev "$VC" ingress bpf da obj "$PROGS/ctr_tc.bpf.o" sec tc
+	run in_container tc filter show dev "$VC" ingress
+	echo "$output"
+	[[ $output == *"ctr_tc.bpf.o:[tc] direct-action"* ]]
+	# exactly one filter: the failed attempts left nothing behind
+	[[ $(grep -c 'direct-action' <<<"$output") == 1 ]]
+	send_frames "$VH" 9
+	[[ $(ctr_slot /sys/fs/bpf/tc/globals/ctr_tc_count 0) == 9 ]]
+}
+
+@test "ip link set dev ... xdp obj: an XDP program through the token" {
+	container_token token "${CTR_TOKEN_ARGS[@]}"
+	three_ways ip link set dev "$VC" xdp obj "$PROGS/ctr_xdp.bpf.o" sec xdp
+	run in_container ip link show dev "$VC"
+	echo "$output"
+	[[ $output == *"prog/xdp id"* ]]
+	send_frames "$VH" 11
+	[[ $(ctr_slot /sys/fs/bpf/xdp/globals/ctr_xdp_count 0) == 11 ]]
+	in_container ip link set dev "$VC" xdp off
+	no_xdp
+}
+
+@test "xdp-loader load: an XDP program through the token" {
+	container_token token "${CTR_TOKEN_ARGS[@]}"
+	# -p: where libxdp pins the object's maps
+	in_container mkdir /sys/fs/bpf/ctr
+	three_ways xdp-loader load -m native -p /sys/fs/bpf/ctr "$VC" "$PROGS/ctr_xdp.bpf.o"
+	run in_container ip link show dev "$VC"
+	echo "$output"
+	[[ $output == *"prog/xdp id"* ]]
+	send_frames "$VH" 13
+	[[ $(ctr_slot /sys/fs/bpf/ctr/ctr_xdp_count 0) == 13 ]]
+	in_container ip link set dev "$VC" xdp off
+	no_xdp
+}
+
+@test "xdp-filter load + ether: Debian's own XDP objects through the token drop the frames" {
+	# what xdp-filter's objects (xdpfilt_*.o, percpu maps) and libxdp's
+	# dispatcher need; and ctr_tc behind it, to see what gets through
+	container_token token cmds map_create,prog_load,btf_load \
+		maps array,percpu_array,percpu_hash progs xdp,sched_cls \
+		attach xdp,cgroup_inet_ingress
+	in_container tc qdisc add dev "$VC" clsact
+	in_container "${WITH_TOKEN[@]}" tc filter add dev "$VC" ingress bpf da \
+		obj "$PROGS/ctr_tc.bpf.o" sec tc
+
+	three_ways xdp-filter load -m native "$VC"
+	run in_container ip link show dev "$VC"
+	echo "$output"
+	[[ $output == *"prog/xdp id"* ]]
+	# its maps, pinned in the container's BPF FS
+	run in_container ls /sys/fs/bpf/xdp-filter
+	echo "$output"
+	[[ $output == *filter_ethernet* ]]
+
+	# allowed by default: the frames reach tc
+	send_frames "$VH" 6
+	[[ $(ctr_slot /sys/fs/bpf/tc/globals/ctr_tc_count 0) == 6 ]]
+	# a rule (written into the pinned map, no privilege needed): the source
+	# MAC of send_frames is dropped
+	run in_container xdp-filter ether -m src 02:00:00:00:00:01
+	echo "$output"
+	[[ $status == 0 ]]
+	send_frames "$VH" 8
+	[[ $(ctr_slot /sys/fs/bpf/tc/globals/ctr_tc_count 0) == 6 ]]
+	# and removed again
+	run in_container xdp-filter ether -r -m src 02:00:00:00:00:01
+	[[ $status == 0 ]]
+	send_frames "$VH" 3
+	[[ $(ctr_slot /sys/fs/bpf/tc/globals/ctr_tc_count 0) == 9 ]]
+	in_container ip link set dev "$VC" xdp off
+	no_xdp
+}
