@@ -135,10 +135,16 @@ make_root() {
 }
 
 @test "docs: the guide's troubleshooting names every error message of bpftool token" {
-	run python3 - "$TOP/bpftool/token.c" "$GUIDE" <<'PY'
+	run python3 - "$GUIDE" "$TOP/bpftool/token.c" "$TOP"/bpftool/patches/*.patch <<'PY'
 import re, sys
-src = open(sys.argv[1]).read()
-guide = ' '.join(open(sys.argv[2]).read().split())
+guide = ' '.join(open(sys.argv[1]).read().split())
+src = ''
+for f in sys.argv[2:]:
+    text = open(f).read()
+    if f.endswith('.patch'):
+        # the lines the registration patches add
+        text = '\n'.join(l[1:] for l in text.split('\n') if l.startswith('+'))
+    src += text + '\n'
 lit = r'"((?:[^"\\]|\\.)*)"'
 missing, n = [], 0
 for call in re.findall(r'p_err\(\s*(' + lit + r'(?:\s*' + lit + r')*)', src):
