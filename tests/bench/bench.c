@@ -29,10 +29,20 @@
  *    tokens, the floor (this program's own loop of BPF_OBJ_GET +
  *    BPF_OBJ_GET_INFO_BY_FD + close over the N token pins), and list with the
  *    N tokens unlinked (the same walk over the others alone), in alternating
- *    order. Cost per token = (list with N - list without) / N.
+ *    order. Cost per token = (list with N - list without) / N. Two more
+ *    references explain bpftool's cost: the floor plus bpftool's type check
+ *    (readlink of /proc/self/fd/N), and a minimal C lister (readdir() with
+ *    d_type, open read-only, type check, info, no output) timed like
+ *    bpftool, with and without the tokens. `bpftool token show PATH` (one
+ *    token) is timed too, and `bpftool version` for the cost of a run.
  *
  * m  memory and create rate: /proc/meminfo's Slab: and /proc/slabinfo before
  *    and after creating TOKENS tokens (BPF_TOKEN_CREATE, which also pins).
+ *
+ * For profiling: -P OP,WAY,COUNT runs only COUNT operations OP the way WAY
+ * (cap, token, nobody); -k only pins the OTHERS objects and TOKENS tokens
+ * (section l's tree) and leaves them, e.g. for `perf record bpftool token
+ * list`.
  *
  * Prints a table on stdout (and into TABLE.txt) and writes RESULTS.json (see
  * Documentation/benchmarks.md). -q: a quick run (fewer rounds, smaller N)
@@ -44,6 +54,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -59,6 +70,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,6 +98,8 @@ static struct {
 	int max_tokens;
 	int others;
 	const char *sections;
+	const char *profile;	/* -P OP,WAY,COUNT */
+	bool keep;		/* -k */
 } cfg = {
 	.progs_dir = "build/progs",
 	.bpftool = "build/bpftool/bpftool",
@@ -744,6 +758,8 @@ static int section_ops(void)
 		msg("Error: starting the nobody process: %s", strerror(errno));
 		return -1;
 	}
+	if (cfg.profile)
+		return 0;
 	for (i = 0; i < NR_OPS; i++) {
 		msg("bench: %s ...", ops[i].name);
 		bench_op(i);
@@ -753,6 +769,40 @@ static int section_ops(void)
 	unlink(OPS_TOKEN);
 	rmdir(OPS_DIR);
 	return 0;
+}
+
+/* -P OP,WAY,COUNT: only COUNT batches of one OP, one WAY (cap, token or
+ * nobody), e.g. under strace or perf.
+ */
+static int profile_op(const char *spec)
+{
+	char name[64], way[16];
+	int i, v, count, k, err = 0;
+	uint64_t ns, total = 0;
+
+	if (sscanf(spec, "%63[^,],%15[^,],%d", name, way, &count) != 3 || count < 1)
+		return msg("Error: -P wants OP,WAY,COUNT"), -1;
+	for (i = 0; i < NR_OPS && strcmp(ops[i].name, name); i++)
+		;
+	for (v = 0; v < NR_V && strcmp(v_name[v], way); v++)
+		;
+	if (i == NR_OPS || v == NR_V)
+		return msg("Error: unknown operation %s or way %s", name, way), -1;
+	if (section_ops())
+		return -1;
+	for (k = 0; k < count && !err; k++) {
+		err = measure(v, i, 1, &ns);
+		total += ns;
+	}
+	if (err)
+		msg("Error: %s (%s): %s", name, way, strerror(-err));
+	else
+		printf("%s %s: %.0f ns per operation\n", name, way, (double)total / count);
+	stop_nobody();
+	close(ops_token_fd);
+	unlink(OPS_TOKEN);
+	rmdir(OPS_DIR);
+	return err;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -828,6 +878,8 @@ static int setup_tree(void)
 	return 0;
 }
 
+static void teardown_runroot(void);
+
 static void remove_tree(void)
 {
 	char dir[48], path[PATH_LEN];
@@ -852,6 +904,7 @@ static void remove_tree(void)
 		*strrchr(dir, '/') = '\0';
 		rmdir(dir);
 	}
+	teardown_runroot();
 	if (bpffs2_mounted && !umount(BPFFS2))
 		rmdir(BPFFS2);
 	free(token_paths);
@@ -886,35 +939,143 @@ static int set_tokens(int n, uint64_t *ns)
 	return 0;
 }
 
-/* Run bpftool with @args (NULL-terminated, after argv[0]); stdout to
- * @out_fd (-1: /dev/null). Returns its exit status, -1 if it did not exit.
+/* bpftool runs from a copy on tmpfs, in a chroot: exec'ing it from the
+ * guest's root, the host's / over 9p, waits for the host (lookups, reads),
+ * and under QEMU's icount a wait is virtual time that depends on the host's
+ * load. The chroot holds bpftool, the libraries ldd names, /dev/null, /proc
+ * and both BPF FS, bind-mounted at their own paths (bpftool walks the bpf
+ * mounts of /proc/mounts, which inside the chroot are just these two).
+ */
+#define RUNROOT "/tmp/bench-root"
+static bool runroot;
+static const char *const runroot_mnts[] = { "/proc", BPFFS, BPFFS2 };
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			ret = -1;
+			break;
+		}
+	if (n < 0)
+		ret = -1;
+	close(in);
+	if (close(out))
+		ret = -1;
+	return ret;
+}
+
+/* Copy @path to the same path under RUNROOT */
+static int copy_into_root(const char *path)
+{
+	char dst[PATH_MAX], dir[PATH_MAX];
+
+	snprintf(dst, sizeof(dst), RUNROOT "%s", path);
+	snprintf(dir, sizeof(dir), "%s", dst);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir_p(dir) || copy_file(path, dst))
+		return msg("Error: copying %s to %s: %s", path, dst, strerror(errno)), -1;
+	return 0;
+}
+
+static void teardown_runroot(void)
+{
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 2; runroot && i >= 0; i--) {
+		snprintf(path, sizeof(path), RUNROOT "%s", runroot_mnts[i]);
+		umount2(path, MNT_DETACH);
+	}
+	runroot = false;
+}
+
+static int setup_runroot(void)
+{
+	char cmd[PATH_MAX + 16], line[PATH_MAX + 64], path[PATH_MAX], *p, *e;
+	int i, err = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ldd %s", cfg.bpftool);
+	f = popen(cmd, "r");
+	if (!f)
+		return msg("Error: %s: %s", cmd, strerror(errno)), -1;
+	while (fgets(line, sizeof(line), f) && !err) {
+		/* "libz.so.1 => /lib/.../libz.so.1 (0x...)", "/lib64/ld-... (0x...)" */
+		p = strchr(line, '/');
+		if (!p)
+			continue;
+		e = p + strcspn(p, " \t\n");
+		*e = '\0';
+		err = copy_into_root(p);
+	}
+	if (pclose(f) || err)
+		return msg("Error: %s failed", cmd), -1;
+	if (copy_file(cfg.bpftool, RUNROOT "/bpftool"))
+		return msg("Error: copying %s: %s", cfg.bpftool, strerror(errno)), -1;
+	if (mkdir_p(RUNROOT "/dev") ||
+	    (mknod(RUNROOT "/dev/null", S_IFCHR | 0666, makedev(1, 3)) && errno != EEXIST))
+		return msg("Error: " RUNROOT "/dev/null: %s", strerror(errno)), -1;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), RUNROOT "%s", runroot_mnts[i]);
+		if (mkdir_p(path))
+			return msg("Error: mkdir %s: %s", path, strerror(errno)), -1;
+		if (i ? mount(runroot_mnts[i], path, NULL, MS_BIND, NULL) :
+			mount("proc", path, "proc", 0, NULL)) {
+			msg("Error: mounting %s: %s", path, strerror(errno));
+			teardown_runroot();
+			return -1;
+		}
+		runroot = true;
+	}
+	return 0;
+}
+
+/* Run bpftool with @args (NULL-terminated, after argv[0]) in RUNROOT;
+ * stdout to @out_fd (-1: /dev/null). Returns its exit status, -1 if it did
+ * not exit.
  */
 static int run_bpftool(const char *const *args, int out_fd, uint64_t *ns)
 {
-	posix_spawn_file_actions_t fa;
 	char *argv[16];
 	int i, status, rc = -1;
 	uint64_t t0;
 	pid_t pid;
 
-	argv[0] = (char *)cfg.bpftool;
+	argv[0] = "bpftool";
 	for (i = 0; args[i] && i < 14; i++)
 		argv[i + 1] = (char *)args[i];
 	argv[i + 1] = NULL;
 
-	posix_spawn_file_actions_init(&fa);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	t0 = now_ns();
-	if (!posix_spawn(&pid, cfg.bpftool, &fa, NULL, argv, environ) &&
-	    waitpid(pid, &status, 0) == pid) {
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = out_fd >= 0 ? out_fd : open("/dev/null", O_WRONLY);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || chroot(RUNROOT) || chdir("/"))
+			_exit(126);
+		execve("/bpftool", argv, environ);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) == pid) {
 		if (ns)
 			*ns = now_ns() - t0;
 		rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	}
-	posix_spawn_file_actions_destroy(&fa);
 	return rc;
 }
 
@@ -946,8 +1107,24 @@ static int count_listed(void)
 	return cnt;
 }
 
-/* The floor: what any lister has to do per token */
-static int floor_loop(int n, uint64_t *ns)
+/* Is @fd a BPF token? The way bpftool tells: the name of its anon inode */
+static bool fd_is_token(int fd)
+{
+	char path[64], buf[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return !strcmp(buf, "anon_inode:bpf-token");
+}
+
+/* The floor: what any lister has to do per token it knows of; with
+ * @check also bpftool's test of the object's type.
+ */
+static int floor_loop(int n, bool check, uint64_t *ns)
 {
 	struct bpf_token_info info;
 	uint64_t t0 = now_ns();
@@ -958,6 +1135,10 @@ static int floor_loop(int n, uint64_t *ns)
 		fd = bpf_obj_get(TOKEN_PATH(k));
 		if (fd < 0)
 			return -errno;
+		if (check && !fd_is_token(fd)) {
+			close(fd);
+			return -EINVAL;
+		}
 		len = sizeof(info);
 		memset(&info, 0, sizeof(info));
 		if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
@@ -972,6 +1153,65 @@ static int floor_loop(int n, uint64_t *ns)
 	return 0;
 }
 
+/* A minimal lister: readdir() (d_type, no stat) down both mounts, open each
+ * file read-only by its full path (as bpftool does), keep the tokens' info,
+ * print nothing. Returns the number of tokens found.
+ */
+static int lister_dir(char *path, size_t len)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	struct bpf_token_info info;
+	struct dirent *de;
+	int fd, found = 0;
+	__u32 info_len;
+	size_t n;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_REG))
+			continue;
+		n = strlen(de->d_name);
+		if (len + 1 + n + 1 > PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		if (de->d_type == DT_DIR) {
+			found += lister_dir(path, len + 1 + n);
+		} else {
+			fd = bpf_obj_get_opts(path, &opts);
+			if (fd >= 0) {
+				if (fd_is_token(fd)) {
+					info_len = sizeof(info);
+					if (!bpf_obj_get_info_by_fd(fd, &info, &info_len))
+						found++;
+				}
+				close(fd);
+			}
+		}
+		path[len] = '\0';
+	}
+	closedir(d);
+	return found;
+}
+
+static int lister(uint64_t *ns)
+{
+	static const char *const roots[] = { BPFFS, BPFFS2 };
+	char path[PATH_MAX];
+	uint64_t t0 = now_ns();
+	int i, found = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s", roots[i]);
+		found += lister_dir(path, strlen(path));
+	}
+	*ns = now_ns() - t0;
+	return found;
+}
+
 #define MAX_STEPS 4
 #define LIST_ROUNDS 25
 
@@ -982,7 +1222,10 @@ struct list_result {
 	int rounds;
 	double list[LIST_ROUNDS], empty[LIST_ROUNDS], floor[LIST_ROUNDS];
 	double marginal[LIST_ROUNDS];	/* us per token, per round */
+	double check[LIST_ROUNDS];	/* floor + type check, us per token */
+	double lst[LIST_ROUNDS], lst_empty[LIST_ROUNDS], lst_marginal[LIST_ROUNDS];
 	double list_ms, empty_ms, show_ms, us_per_token, floor_us, spread, floor_spread;
+	double check_us, lister_ms, lister_empty_ms, lister_us;
 };
 
 static struct list_result list_res[MAX_STEPS];
@@ -1031,11 +1274,21 @@ static void list_step(struct list_result *r)
 					return;
 				}
 				show[k] = ns / 1e6;
-				if (floor_loop(n, &ns)) {
+				if (floor_loop(n, false, &ns)) {
 					r->err = -1, r->what = "floor loop";
 					return;
 				}
 				r->floor[k] = ns / 1e3 / n;
+				if (floor_loop(n, true, &ns)) {
+					r->err = -1, r->what = "floor loop with type check";
+					return;
+				}
+				r->check[k] = ns / 1e3 / n;
+				if (lister(&ns) != n) {
+					r->err = -1, r->what = "minimal lister";
+					return;
+				}
+				r->lst[k] = ns / 1e6;
 			} else {
 				/* the same walk without the tokens */
 				if (set_tokens(0, NULL)) {
@@ -1047,6 +1300,11 @@ static void list_step(struct list_result *r)
 					return;
 				}
 				r->empty[k] = ns / 1e6;
+				if (lister(&ns) != 0) {
+					r->err = -1, r->what = "minimal lister (no tokens)";
+					return;
+				}
+				r->lst_empty[k] = ns / 1e6;
 				if (set_tokens(n, &ns)) {
 					r->err = -1, r->what = "token create";
 					return;
@@ -1057,6 +1315,7 @@ static void list_step(struct list_result *r)
 			}
 		}
 		r->marginal[k] = (r->list[k] - r->empty[k]) * 1e3 / n;
+		r->lst_marginal[k] = (r->lst[k] - r->lst_empty[k]) * 1e3 / n;
 		r->rounds = k + 1;
 		if (r->rounds >= min_rounds && r->rounds % 2) {
 			double now = median(r->marginal, r->rounds);
@@ -1074,6 +1333,10 @@ static void list_step(struct list_result *r)
 	r->spread = rel_iqr(r->marginal, r->rounds);
 	r->floor_us = median(r->floor, r->rounds);
 	r->floor_spread = rel_iqr(r->floor, r->rounds);
+	r->check_us = median(r->check, r->rounds);
+	r->lister_ms = median(r->lst, r->rounds);
+	r->lister_empty_ms = median(r->lst_empty, r->rounds);
+	r->lister_us = median(r->lst_marginal, r->rounds);
 }
 
 /* Memory */
@@ -1194,6 +1457,8 @@ static int section_list(void)
 	uint64_t ns;
 	int i, last = 0, steps[MAX_STEPS] = { 10, 100, 1000, cfg.max_tokens };
 
+	if (setup_runroot())
+		return -1;
 	for (i = 0; i < 9; i++) {
 		if (run_bpftool(version_args, -1, &ns))
 			return msg("Error: %s version failed", cfg.bpftool), -1;
@@ -1245,11 +1510,14 @@ static void print_table(FILE *f)
 	}
 	if (strchr(cfg.sections, 'l')) {
 		fprintf(f, "\nbpftool token list: %d other pins, 2 BPF FS, 100 directories; one bpftool run\n"
-			   "costs %.1f ms (`bpftool version`). us/token = (list - list without the tokens) / tokens,\n"
-			   "floor = BPF_OBJ_GET + BPF_OBJ_GET_INFO_BY_FD + close per token pin.\n\n",
+			   "costs %.1f ms (`bpftool version`). us/token = (list - list without the tokens) / tokens;\n"
+			   "floor = BPF_OBJ_GET + BPF_OBJ_GET_INFO_BY_FD + close per token pin, +check = the floor\n"
+			   "and bpftool's type check (readlink of /proc/self/fd/N); lister = a minimal C lister\n"
+			   "(readdir with d_type, open, check, info, no output), per token like us/token.\n\n",
 			cfg.others, spawn_ms);
-		fprintf(f, "%7s %7s %9s %9s %9s %9s %6s %9s %7s %6s\n", "tokens", "others", "list ms",
-			"empty ms", "show ms", "us/token", "spread", "floor us", "x floor", "rounds");
+		fprintf(f, "%7s %7s %8s %8s %8s %8s %6s %8s %7s %8s %8s %8s %6s\n", "tokens", "others",
+			"list ms", "empty ms", "show ms", "us/token", "spread", "floor us", "x floor",
+			"+check", "lister", "lst ms", "rounds");
 		for (i = 0; i < nr_steps; i++) {
 			const struct list_result *r = &list_res[i];
 
@@ -1257,10 +1525,11 @@ static void print_table(FILE *f)
 				fprintf(f, "%7d %7d failed: %s\n", r->tokens, cfg.others, r->what);
 				continue;
 			}
-			fprintf(f, "%7d %7d %9.1f %9.1f %9.1f %9.1f %5.1f%% %9.1f %7.2f %6d\n",
+			fprintf(f, "%7d %7d %8.1f %8.1f %8.1f %8.1f %5.1f%% %8.1f %7.2f %8.1f %8.1f %8.1f %6d\n",
 				r->tokens, cfg.others, r->list_ms, r->empty_ms, r->show_ms,
 				r->us_per_token, r->spread * 100, r->floor_us,
-				r->floor_us ? r->us_per_token / r->floor_us : 0, r->rounds);
+				r->floor_us ? r->us_per_token / r->floor_us : 0, r->check_us,
+				r->lister_us, r->lister_ms, r->rounds);
 		}
 	}
 	if (strchr(cfg.sections, 'm')) {
@@ -1339,9 +1608,12 @@ static int write_json(const char *path)
 		}
 		fprintf(f, "\"us_per_token\": %.2f, \"floor_us_per_token\": %.2f, \"spread\": %.4f, "
 			   "\"floor_spread\": %.4f, \"list_ms\": %.2f, \"list_without_tokens_ms\": %.2f, "
-			   "\"show_ms\": %.2f, \"rounds\": %d}",
+			   "\"show_ms\": %.2f, \"floor_check_us_per_token\": %.2f, "
+			   "\"lister_us_per_token\": %.2f, \"lister_ms\": %.2f, "
+			   "\"lister_without_tokens_ms\": %.2f, \"rounds\": %d}",
 			r->us_per_token, r->floor_us, r->spread, r->floor_spread, r->list_ms,
-			r->empty_ms, r->show_ms, r->rounds);
+			r->empty_ms, r->show_ms, r->check_us, r->lister_us, r->lister_ms,
+			r->lister_empty_ms, r->rounds);
 	}
 	fprintf(f, "\n  ],\n  \"bpftool_run_ms\": %.2f,\n", spawn_ms);
 	if (strchr(cfg.sections, 'm') && bytes_per_token >= 0) {
@@ -1383,7 +1655,9 @@ static int check_clocksource(void)
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] "
-			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(olm)]\n", prog);
+			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(olm)]\n"
+			"       %s [-p PROGS_DIR] -P OP,WAY,COUNT\n"
+			"       %s [-n TOKENS] [-m OTHERS] -k\n", prog, prog, prog);
 	exit(2);
 }
 
@@ -1391,7 +1665,7 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "qo:t:p:b:n:m:s:")) != -1) {
+	while ((c = getopt(argc, argv, "qo:t:p:b:n:m:s:P:k")) != -1) {
 		switch (c) {
 		case 'q': cfg.quick = true; break;
 		case 'o': cfg.out = optarg; break;
@@ -1401,6 +1675,8 @@ int main(int argc, char **argv)
 		case 'n': cfg.max_tokens = atoi(optarg); break;
 		case 'm': cfg.others = atoi(optarg); break;
 		case 's': cfg.sections = optarg; break;
+		case 'P': cfg.profile = optarg; break;
+		case 'k': cfg.keep = true; break;
 		default: usage(argv[0]);
 		}
 	}
@@ -1416,6 +1692,15 @@ int main(int argc, char **argv)
 	if (check_clocksource())
 		return 1;
 
+	if (cfg.profile)
+		return profile_op(cfg.profile) ? 1 : 0;
+	if (cfg.keep) {
+		/* the tree with all tokens, left in place for a profiler */
+		if (setup_tree() || set_tokens(cfg.max_tokens, NULL))
+			return 1;
+		msg("bench: %d tokens and %d other pins left in place", cfg.max_tokens, cfg.others);
+		return 0;
+	}
 	if (strchr(cfg.sections, 'o') && section_ops())
 		return 1;
 	if (strchr(cfg.sections, 'l') || strchr(cfg.sections, 'm')) {
