@@ -12,7 +12,9 @@
 # HOST_TESTS / VM_TESTS (default tests/host, tests/vm) select bats files or
 # directories, e.g. VM_TESTS=tests/vm/smoke.bats for a quick run.
 # VM_ENV: more VAR=value words for the tests' environment in the VM (e.g.
-# STRESS_SECONDS=60, see scripts/check-debug.sh).
+# STRESS_SECONDS=60, see scripts/check-debug.sh). TEST_RESULTS (default
+# build/test-results) and VM_OUT (default build/vm-out/check) let a second
+# run (make check-debug) keep its results and VM exchange dir apart.
 #
 # TAP goes to build/test-results/*.tap; the last line printed is
 # `N passed, N failed` (`, N skipped` when there are skips; a skip is never
@@ -20,7 +22,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-RES=$BUILD/test-results
+RES=${TEST_RESULTS:-$BUILD/test-results}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 mkdir -p "$RES"
 
@@ -79,7 +81,7 @@ run_host() {
 }
 
 run_vm() {
-	local out=$BUILD/vm-out/check rc=0
+	local out=${VM_OUT:-$BUILD/vm-out/check} rc=0
 	rm -f "$RES/vm.tap"
 	have_bats "$VM_TESTS" || return 0
 	log "VM tests (one boot, TCG; timeout ${VM_TIMEOUT}s)"
