@@ -26,11 +26,14 @@ export VM_ENV="DEBUG_KERNEL=1 STRESS_SECONDS=${STRESS_SECONDS:-60} FUZZ_SECONDS=
 # KASAN, lockdep and kmemleak under TCG: everything is several times slower.
 export VM_TIMEOUT=${VM_TIMEOUT:-5400}
 export BUILD_STEPS=${BUILD_STEPS:-build-kernel-debug build-bpftool}
+# Results and the VM exchange dir apart from `make check`'s.
+export TEST_RESULTS=${TEST_RESULTS:-$BUILD/test-results/debug}
+export VM_OUT=${VM_OUT:-$BUILD/vm-out/check-debug}
 
 SECONDS=0
 log "check-debug: kernel $KOBJ, tests: $VM_TESTS"
-mkdir -p "$BUILD/test-results"
-out=$BUILD/test-results/check-debug.log
+mkdir -p "$TEST_RESULTS"
+out=$TEST_RESULTS/check-debug.log
 set +e
 "$TOP/scripts/run-tests.sh" vm 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
