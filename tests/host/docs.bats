@@ -45,17 +45,20 @@ rst_ok() {
 		rst_ok rst2man "$f"
 		n=$((n + 1))
 	done < <(find "$DOC" -name '*.rst' | sort)
-	# the man page, the kernel documentation, the guide at least
-	((n >= 3))
+	# the man page and the guide at least
+	((n >= 2))
 }
 
 @test "docs: the kernel documentation builds with rst2html --halt=warning" {
-	rst_ok rst2html "$DOC/kernel/token.rst"
+	# Documentation/bpf/token.rst of the series, in the prepared tree
+	local kdoc=${KSRC:-$TOP/build/linux}/Documentation/bpf/token.rst
+	rst_ok rst2html "$kdoc"
+	grep -qx '   token' "${kdoc%/token.rst}/index.rst"
 	# the sections the series' reviewers look for
 	local s
 	for s in 'BPF_TOKEN_CREATE' 'Capability checks on the token' \
 		'Containment and revocation' 'Accounting' 'Examples'; do
-		grep -q "$s" "$DOC/kernel/token.rst" || { echo "no '$s'"; false; }
+		grep -q "$s" "$kdoc" || { echo "no '$s'"; false; }
 	done
 }
 
