@@ -55,3 +55,4 @@ run_subtest() {
 @test "token/token_derive_limits" { run_subtest token_derive_limits; }
 @test "token/token_userns" { run_subtest token_userns; }
 @test "token/token_accounting" { run_subtest token_accounting; }
+@test "token/prog_token_offload" { run_subtest prog_token_offload; }
