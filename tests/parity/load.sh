@@ -1,0 +1,109 @@
+#!/bin/bash
+# One of the three loads of the parity test (tests/vm/parity.bats), as root,
+# in the VM:
+#
+#   load.sh MODE OBJ OUT [TOKEN_SETS...]
+#
+#   MODE        root     root loads OBJ, no token
+#               token    root creates a token allowing TOKEN_SETS (the words
+#                        `bpftool token create PATH` takes: cmds LIST maps
+#                        LIST progs LIST attach LIST), owned by nobody, mode
+#                        0600; nobody (uid 65534, no groups, no capabilities)
+#                        loads OBJ through it
+#               notoken  the same token exists, nobody loads OBJ without it
+#   OUT         directory for the results (created):
+#                 status   bpftool's exit status
+#                 stdout, stderr
+#                 objects  one line per program and map the load left:
+#                          "prog NAME TYPE btf=0|1" or "map NAME TYPE
+#                          btf=0|1 frozen=0|1", sorted
+#                 owners   the uid of each program, "NAME UID", sorted
+#                 left     every path the load left in the BPF FS
+#
+# The load is `bpftool prog loadall OBJ /sys/fs/bpf/progs [token
+# /sys/fs/bpf/token] pinmaps /sys/fs/bpf/maps`, in a mount namespace of its
+# own with a fresh BPF FS on /sys/fs/bpf (owned by nobody when nobody
+# loads), so that nothing is shared between loads and objects whose maps
+# libbpf pins by name in the BPF FS root load as they would on a host.
+# PINMAPS=0 leaves out `pinmaps` (bpftool refuses it for such maps).
+# Environment: BPFTOOL (default: build/bpftool/bpftool of the project).
+set -uo pipefail
+
+die() {
+	echo "Error: $*" >&2
+	exit 2
+}
+
+[[ $# -ge 3 ]] || die "usage: $0 root|token|notoken OBJ OUT [TOKEN_SETS...]"
+mode=$1 obj=$2 out=$3
+shift 3
+case $mode in
+root | token | notoken) ;;
+*) die "unknown mode '$mode': root, token or notoken" ;;
+esac
+[[ -f $obj ]] || die "no object $obj"
+[[ $mode == root || $# -gt 0 ]] || die "mode $mode needs the token's sets"
+
+if [[ -z ${PARITY_IN_NS:-} ]]; then
+	PARITY_IN_NS=1 exec unshare --mount --propagation private -- "$0" "$mode" "$obj" "$out" "$@"
+	die "unshare failed"
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+BPFTOOL=${BPFTOOL:-$here/../../build/bpftool/bpftool}
+FS=/sys/fs/bpf
+NOBODY=65534
+
+mkdir -p "$out" || die "cannot create $out"
+rm -f "$out"/{status,stdout,stderr,objects,owners,left}
+mount -t bpf bpf "$FS" || die "cannot mount a BPF FS on $FS"
+
+as_nobody() {
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- "$@"
+}
+
+cmd=("$BPFTOOL" prog loadall "$obj" "$FS/progs")
+if [[ $mode != root ]]; then
+	"$BPFTOOL" token create "$FS/token" "$@" >"$out/token.log" 2>&1 ||
+		die "token create $*: $(cat "$out/token.log")"
+	chown $NOBODY:$NOBODY "$FS/token" "$FS" && chmod 0600 "$FS/token" ||
+		die "cannot hand the token to uid $NOBODY"
+	[[ $mode == token ]] && cmd+=(token "$FS/token")
+fi
+[[ ${PINMAPS:-1} == 0 ]] || cmd+=(pinmaps "$FS/maps")
+
+if [[ $mode == root ]]; then
+	"${cmd[@]}" >"$out/stdout" 2>"$out/stderr"
+else
+	as_nobody "${cmd[@]}" >"$out/stdout" 2>"$out/stderr"
+fi
+echo $? >"$out/status"
+
+# What the load left: every path but the token, and the programs and maps
+# behind the pins (maps also through the programs' map_ids, for those that
+# are not pinned).
+find "$FS" -mindepth 1 ! -path "$FS/token" | sort >"$out/left"
+: >"$out/objects.tmp"
+: >"$out/owners"
+map_ids=()
+while read -r path; do
+	[[ -f $path ]] || continue
+	if info=$("$BPFTOOL" -j prog show pinned "$path" 2>/dev/null); then
+		jq -r '"prog \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end)"' \
+			<<<"$info" >>"$out/objects.tmp"
+		jq -r '"\(.name) \(.uid)"' <<<"$info" >>"$out/owners"
+		mapfile -t -O ${#map_ids[@]} map_ids < <(jq -r '.map_ids[]?' <<<"$info")
+	elif info=$("$BPFTOOL" -j map show pinned "$path" 2>/dev/null); then
+		map_ids+=("$(jq -r .id <<<"$info")")
+	fi
+done <"$out/left"
+for id in "${map_ids[@]}"; do
+	"$BPFTOOL" -j map show id "$id" |
+		jq -r '"map \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end) frozen=\(.frozen)"' \
+		>>"$out/objects.tmp"
+done
+sort -u "$out/objects.tmp" >"$out/objects"
+rm -f "$out/objects.tmp"
+sort -o "$out/owners" "$out/owners"
+exit 0
