@@ -66,4 +66,5 @@ fuzz() {
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' <<<"$output")
 	echo "executions: $execs"
 	[[ $execs -ge $runs ]]
+	echo "# fuzz-names: $execs executions in ${SECONDS}s" >&3
 }

@@ -49,6 +49,7 @@ filtered_log() {
 		[[ $line =~ ^$op:\ ([0-9]+)\ failure\ points,\ ([0-9]+)\ failed\ cleanly ]]
 		# every operation allocates at least once
 		(( BASH_REMATCH[1] >= 1 ))
+		echo "# $line" >&3
 	done
 
 	run bash -c "$(declare -f filtered_log); filtered_log | grep -aE '$BAD' | head -20"

@@ -28,6 +28,7 @@ teardown() {
 		line=$(grep "^token_fuzz $who: " <<<"$output")
 		[[ $line =~ ([0-9]+)\ iterations,\ ([0-9]+)\ successful\ calls,\ ([0-9]+)\ invariant\ checks,\ 0\ violations ]]
 		(( BASH_REMATCH[1] > 100 && BASH_REMATCH[2] > 10 && BASH_REMATCH[3] > 100 ))
+		echo "# $line" >&3
 	done
 	# Nothing pinned outside BPF FS, not even in the fuzzer's cwd.
 	[[ -z $(ls -A "$WORK/plain") ]]

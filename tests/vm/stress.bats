@@ -33,6 +33,7 @@ kernel_trouble() {
 	[[ ${lines[-1]} == "token_stress: ok" ]]
 	[[ $output =~ live\ tokens:\ before\ ([0-9]+),\ after\ ([0-9]+) ]]
 	[[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]]
+	grep -E '^token_stress: [0-9]+ operations|^live tokens' <<<"$output" | sed 's/^/# /' >&3
 	run kernel_trouble
 	echo "$output"
 	[[ -z $output ]]
@@ -44,6 +45,7 @@ kernel_trouble() {
 	echo "$output"
 	[[ $status == 0 ]]
 	[[ ${lines[-1]} == "token_stress: ok" ]]
+	grep -E '^token_stress: [0-9]+ operations|^live tokens' <<<"$output" | sed 's/^/# /' >&3
 	run kernel_trouble
 	echo "$output"
 	[[ -z $output ]]
