@@ -122,9 +122,10 @@ build-kernel-debug:
 	@KOBJ=$(BUILD)/kobj-debug KCONFIG_EXTRA=$(TOP)/kernel/config-debug \
 		nice -n 15 $(TOP)/scripts/kernel.sh
 
-# The demo loads tests/progs' XDP object: build it first.
+# The demo loads tests/progs' objects and passes a token with
+# build/tests/token-pass: build them first.
 demo: kernel bpftool libbpf
-	@$(MAKE) --no-print-directory build-tests-progs
+	@$(MAKE) --no-print-directory build-tests-progs build-helpers
 	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
 
 # Benchmarks (not part of check): one VM boot, build/bench/results.json.
