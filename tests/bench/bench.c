@@ -68,6 +68,7 @@
 #include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -75,6 +76,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -211,7 +213,7 @@ static __u32 btf_small_sz, btf_big_sz;
 static struct btf *btf_small_obj, *btf_big_obj;
 
 static struct bpf_insn prog2[2], prog1k[1024];
-static int prog1k_cnt;
+static int prog1k_cnt, btf_big_structs;
 
 static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
 {
@@ -278,6 +280,7 @@ static int make_payloads(void)
 		if (btf_big_sz >= 100 * 1024)
 			break;
 	}
+	btf_big_structs = structs;
 
 	/* r0 = XDP_PASS; exit */
 	prog2[0] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, XDP_PASS);
@@ -1489,7 +1492,9 @@ static void print_table(FILE *f)
 
 	if (strchr(cfg.sections, 'o')) {
 		fprintf(f, "\nOperations: ns per operation, median over rounds; ratio = token path / capability path\n"
-			   "(median of the per-round ratios), spread = IQR/median of those ratios.\n\n");
+			   "(median of the per-round ratios), spread = IQR/median of those ratios. BTF: %u and\n"
+			   "%u bytes (%d structs); programs: 2 and %d instructions.\n\n",
+			btf_small_sz, btf_big_sz, btf_big_structs, prog1k_cnt);
 		fprintf(f, "%-18s %11s %11s %7s %6s %11s %7s %6s %6s %5s\n", "operation", "cap ns",
 			"token ns", "ratio", "spread", "nobody ns", "ratio", "spread", "rounds", "batch");
 		for (i = 0; i < NR_OPS; i++) {
@@ -1573,7 +1578,9 @@ static int write_json(const char *path)
 	json_str(f, u.release);
 	fprintf(f, ",\n  \"clocksource\": ");
 	json_str(f, clocksource);
-	fprintf(f, ",\n  \"quick\": %s,\n  \"ops\": [", cfg.quick ? "true" : "false");
+	fprintf(f, ",\n  \"quick\": %s,\n  \"btf_small_bytes\": %u,\n  \"btf_big_bytes\": %u,\n"
+		   "  \"prog_long_insns\": %d,\n  \"ops\": [", cfg.quick ? "true" : "false",
+		btf_small_sz, btf_big_sz, prog1k_cnt);
 	for (i = 0; strchr(cfg.sections, 'o') && i < NR_OPS; i++) {
 		const struct op_result *r = &op_res[i];
 
@@ -1652,20 +1659,21 @@ static int check_clocksource(void)
 	return 0;
 }
 
-static void usage(const char *prog)
+static void usage(const char *prog, int status)
 {
-	fprintf(stderr, "usage: %s [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] "
+	fprintf(status ? stderr : stdout, "usage: %s [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] "
 			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(olm)]\n"
 			"       %s [-p PROGS_DIR] -P OP,WAY,COUNT\n"
 			"       %s [-n TOKENS] [-m OTHERS] -k\n", prog, prog, prog);
-	exit(2);
+	exit(status);
 }
 
 int main(int argc, char **argv)
 {
+	struct statfs st_fs;
 	int c;
 
-	while ((c = getopt(argc, argv, "qo:t:p:b:n:m:s:P:k")) != -1) {
+	while ((c = getopt(argc, argv, "hqo:t:p:b:n:m:s:P:k")) != -1) {
 		switch (c) {
 		case 'q': cfg.quick = true; break;
 		case 'o': cfg.out = optarg; break;
@@ -1677,14 +1685,19 @@ int main(int argc, char **argv)
 		case 's': cfg.sections = optarg; break;
 		case 'P': cfg.profile = optarg; break;
 		case 'k': cfg.keep = true; break;
-		default: usage(argv[0]);
+		case 'h': usage(argv[0], 0); break;
+		default: usage(argv[0], 2);
 		}
 	}
 	if (optind != argc || cfg.max_tokens < 10 || cfg.others < 0 ||
 	    strspn(cfg.sections, "olm") != strlen(cfg.sections))
-		usage(argv[0]);
+		usage(argv[0], 2);
 	if (geteuid()) {
 		msg("Error: bench must run as root (in the VM: scripts/bench.sh)");
+		return 1;
+	}
+	if (statfs(BPFFS, &st_fs) || st_fs.f_type != BPF_FS_MAGIC) {
+		msg("Error: no BPF FS at " BPFFS ": bench runs in the VM (scripts/bench.sh)");
 		return 1;
 	}
 	libbpf_set_print(print_cb);
