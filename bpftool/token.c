@@ -627,6 +627,16 @@ static int token_check_needs(const char *path, int token_fd,
 		return -1;
 	}
 
+	/* A revoked token allows nothing */
+	if (desc.has_state && (desc.flags & BPF_TOKEN_INFO_REVOKED)) {
+		if (!caller_has_bpf_caps()) {
+			p_err("token %s is revoked", path);
+			return -1;
+		}
+		p_info("Warning: token %s is revoked", path);
+		return 0;
+	}
+
 	if (!token_needs_missing(n, desc.sets, buf, sizeof(buf), &required))
 		return 0;
 
@@ -764,33 +774,6 @@ static int userns_open(const char *ns)
 	}
 
 	return fd;
-}
-
-/* BPF_TOKEN_CREATE with a user namespace to bind the token to: libbpf's
- * bpf_token_create() has no field for it, so make the call here.
- */
-static int token_create_in_userns(int dir_fd, const char *name,
-				  const struct bpf_token_create_opts *opts,
-				  int userns_fd)
-{
-	const size_t attr_sz = field_end(union bpf_attr, token_create.userns_fd);
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.token_create.token_fd = opts->token_fd;
-	attr.token_create.token_flags = opts->token_flags | BPF_F_TOKEN_USERNS;
-	attr.token_create.pin_flags = opts->pin_flags;
-	attr.token_create.pin_path_fd = dir_fd;
-	attr.token_create.pin_pathname = (__u64)(unsigned long)name;
-	attr.token_create.allowed_cmds = opts->allowed_cmds;
-	attr.token_create.allowed_map_types = opts->allowed_map_types;
-	attr.token_create.allowed_prog_types = opts->allowed_prog_types;
-	attr.token_create.allowed_attach_types = opts->allowed_attach_types;
-	attr.token_create.userns_fd = userns_fd;
-
-	if (syscall(__NR_bpf, BPF_TOKEN_CREATE, &attr, attr_sz) < 0)
-		return -errno;
-	return 0;
 }
 
 static int do_create(int argc, char **argv)
@@ -939,11 +922,12 @@ static int do_create(int argc, char **argv)
 		opts.token_fd = token_fd;
 	}
 
-	if (userns_fd >= 0)
-		err = token_create_in_userns(dir_fd, basename(base_buf), &opts,
-					     userns_fd);
-	else
-		err = bpf_token_create(dir_fd, basename(base_buf), &opts);
+	if (userns_fd >= 0) {
+		opts.token_flags |= BPF_F_TOKEN_USERNS;
+		opts.userns_fd = userns_fd;
+	}
+
+	err = bpf_token_create(dir_fd, basename(base_buf), &opts);
 	if (err) {
 		err = -err;
 		switch (err) {

@@ -73,12 +73,20 @@ run_ok() {
 	[[ -z $stderr ]]
 }
 
-# plain PATH CMDS MAPS PROGS ATTACHS: the plain output of token show for a
-# token, sets given as space-separated names.
+# plain PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of token
+# show for a token that was never used, sets given as space-separated names,
+# then LINEs (e.g. "depth: 1").
 plain() {
 	printf '%s\n\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
 		"$1" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}" "${5:+ $5}"
+	printf '\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0\n\tdenials: 0\n'
+	shift $(($# < 5 ? $# : 5))
+	[[ $# == 0 ]] || printf '\t%s\n' "$@"
 }
+
+# The JSON members that follow the sets for a token that was never used, not
+# bound, not derived, not revoked
+UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false'
 
 @test "token create from lists, token show in plain text" {
 	run_ok token create "$D/app" cmds map_create,PROG_LOAD:bpf_btf_load \
@@ -101,12 +109,14 @@ plain() {
 	[[ $(jq -r 'type' <<<"$output") == array ]]
 	[[ $(jq -r 'length' <<<"$output") == 1 ]]
 	[[ $(jq -c '.[0] | keys_unsorted' <<<"$output") == \
-		'["pinned","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs"]' ]]
+		'["pinned","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","uses","denials","userns","depth","revoked"]' ]]
 	[[ $(jq -r '.[0].pinned' <<<"$output") == "$D/app" ]]
 	[[ $(jq -c '.[0].allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
 	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array"]' ]]
 	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["xdp"]' ]]
 	[[ $(jq -c '.[0].allowed_attachs' <<<"$output") == '["xdp"]' ]]
+	[[ $(jq -c '.[0].uses' <<<"$output") == '{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}' ]]
+	[[ $(jq -c '[.[0].denials, .[0].userns, .[0].depth, .[0].revoked]' <<<"$output") == '[0,null,0,false]' ]]
 	# -p is the same document
 	compact=$(jq -c . <<<"$output")
 	run_ok -p token show "$D/app"
@@ -118,20 +128,20 @@ plain() {
 	run_ok token create "$D/t" cmds any maps 0x8000000000000006 progs 5,xdp
 	run_ok -j token show "$D/t"
 	[[ $(jq -c '.[0]' <<<"$output") == \
-		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[]}" ]]
+		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[],$UNUSED_JSON}" ]]
 	run_ok token show "$D/t"
 	diff -u <(plain "$D/t" any "hash array 0x8000000000000000" "unspec kprobe xdp" "") \
 		<(echo "$output")
 	# all 64 bits, however they are written, is any
 	run_ok token create "$D/t2" cmds 0xffffffffffffffff attach any maps 18446744073709551615 progs any
 	run_ok -j token show "$D/t2"
-	[[ $(jq -c '[.[0][]]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"]]" ]]
+	[[ $(jq -c '[.[0][]][0:5]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"]]" ]]
 }
 
 @test "token create -j prints the new token as show does" {
 	run_ok -j token create "$D/t" cmds prog_load maps stack
 	[[ $(jq -c . <<<"$output") == \
-		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"prog_load\"],\"allowed_maps\":[\"stack\"],\"allowed_progs\":[],\"allowed_attachs\":[]}" ]]
+		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"prog_load\"],\"allowed_maps\":[\"stack\"],\"allowed_progs\":[],\"allowed_attachs\":[],$UNUSED_JSON}" ]]
 	created=$(jq -c . <<<"$output")
 	run_ok -j token show "$D/t"
 	[[ $(jq -c '.[0]' <<<"$output") == "$created" ]]
@@ -146,13 +156,13 @@ plain() {
 	"$BPFTOOL" map create "$D/sub/map" type hash key 4 value 4 entries 1 name tokmap2
 
 	run_ok token list
-	mine=$(grep -A4 "^$D/" <<<"$output")
+	mine=$(grep -A6 "^$D/" <<<"$output")
 	diff -u <(plain "$D/a" prog_load; plain "$D/c" btf_load; plain "$D/sub/b" map_create) \
 		<(echo "$mine")
 	[[ $output != *"$D/map"* ]]
 
 	run_ok token show
-	[[ $(grep -A4 "^$D/" <<<"$output") == "$mine" ]]
+	[[ $(grep -A6 "^$D/" <<<"$output") == "$mine" ]]
 
 	run_ok -j token show "$D/c"
 	show_c=$(jq -c '.[0]' <<<"$output")
@@ -185,12 +195,16 @@ plain() {
 @test "token list as a user: unreadable directories and tokens are skipped" {
 	run_ok token create "$D/open" cmds map_create
 	chmod 0666 "$D/open"
+	# showing opens read-only: read permission is enough
+	run_ok token create "$D/visible" cmds map_create
+	chmod 0644 "$D/visible"
 	run_ok token create "$D/closed" cmds map_create
 	mkdir -m 0700 "$D/private"
 	run_ok token create "$D/private/hidden" cmds map_create
 
 	run_ok -u token list
 	[[ $output == *"$D/open"* ]]
+	[[ $output == *"$D/visible"* ]]
 	[[ $output != *"$D/closed"* ]]
 	[[ $output != *"$D/private"* ]]
 
@@ -201,7 +215,7 @@ plain() {
 	[[ $stderr == *"skipping $D/closed: Permission denied"* ]]
 
 	run_ok -u -j token list
-	[[ $(jq -r --arg d "$D/" '[.[].pinned | select(startswith($d))] | join(" ")' <<<"$output") == "$D/open" ]]
+	[[ $(jq -r --arg d "$D/" '[.[].pinned | select(startswith($d))] | join(" ")' <<<"$output") == "$D/open $D/visible" ]]
 }
 
 @test "token create by an unprivileged user, derived from a parent" {
@@ -214,7 +228,7 @@ plain() {
 	[[ -z $output ]]
 	[[ $(stat -c '%u %a' "$D/u/child") == "65534 600" ]]
 	run_ok -u token show "$D/u/child"
-	diff -u <(plain "$D/u/child" map_create array) <(echo "$output")
+	diff -u <(plain "$D/u/child" map_create array "" "" "depth: 1") <(echo "$output")
 	# the same sets as the parent, given as numbers, and -j
 	run_ok -u -j token create "$D/u/same" token "$D/parent" \
 		cmds 0x1000040021 maps 6 progs 0x42 attach BPF_XDP
@@ -240,9 +254,12 @@ plain() {
 	run_err -u "$want" token create "$D/u/t" token "$D/parent" maps any
 	run_err -u "can't create token $D/u/t: Operation not permitted (needs CAP_SYS_ADMIN, or 'token PARENT')" \
 		token create "$D/u/t" cmds map_create
-	# a parent the user can't open
+	# a parent the user can't open, or can only read: deriving uses it
 	chmod 0600 "$D/parent"
 	run_err -u "can't open token $D/parent: Permission denied" \
+		token create "$D/u/t" token "$D/parent" cmds map_create
+	chmod 0644 "$D/parent"
+	run_err -u "can't open token $D/parent: Permission denied (using a token needs read and write permission on it)" \
 		token create "$D/u/t" token "$D/parent" cmds map_create
 	# a directory the user can't write to
 	chmod 0666 "$D/parent"
@@ -302,7 +319,7 @@ plain() {
 	run_ok -j map show pinned "$D/u/m"
 	[[ $(jq -r '.type + " " + .name' <<<"$output") == "array um" ]]
 	# but not a hash map, which the token does not allow
-	run_err -u "map create failed: Operation not permitted" \
+	run_err -u "token $D/tok does not allow map type hash (map 'uh')" \
 		map create "$D/u/h" type hash key 4 value 8 entries 2 name uh token "$D/tok"
 
 	# TOKEN must be a token

@@ -5,8 +5,13 @@
 # (scripts/run-tests.sh vm), BPF FS at /sys/fs/bpf, from the project directory.
 #
 # Layout of each test: $D (root's, 0755) holds the tokens, created by root
-# with `bpftool token create` and made readable by everyone (0644: using a
-# token needs read access only); $P (owned by nobody) is where nobody pins.
+# with `bpftool token create` and made usable by everyone (0666: using a
+# token needs read and write permission); $P (owned by nobody) is where
+# nobody pins.
+#
+# When the token lacks something the object needs, bpftool says so before
+# loading: nobody gets one error naming what is missing and bpftool does not
+# attempt the load; root gets the same text as a warning and loads.
 
 bats_require_minimum_version 1.5.0
 
@@ -42,12 +47,12 @@ PROGS_ALLOWED=xdp
 ATTACH=xdp
 
 # token NAME [cmds LIST] [maps LIST] [progs LIST] [attach LIST]: root creates
-# the token $D/NAME, readable by everyone (only lists given are set)
+# the token $D/NAME, usable by everyone (only lists given are set)
 token() {
 	local name=$1
 	shift
 	"$BPFTOOL" token create "$D/$name" "$@"
-	chmod 0644 "$D/$name"
+	chmod 0666 "$D/$name"
 }
 
 # The token that allows exactly what xdp_token.bpf.o needs
@@ -125,6 +130,15 @@ failed_load() {
 MAP_EPERM="libbpf: map 'token_stats': failed to create: Operation not permitted"
 PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation not permitted"
 
+# refused WANT: bpftool refused the load before attempting it, with exactly
+# one line on stderr, "Error: WANT", and left nothing pinned
+refused() {
+	[[ $status != 0 ]]
+	[[ ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Error: $1" ]]
+	nothing_pinned
+}
+
 @test "prog load: nobody loads xdp_token.bpf.o through a token allowing exactly what it needs" {
 	full_token
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/full" pinmaps "$P/maps"
@@ -139,47 +153,68 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 	failed_load "Operation not permitted"
 }
 
-@test "prog load: token without map_create: the map is refused, nothing pinned" {
+@test "prog load: token without map_create: refused before loading, naming the map" {
 	token t cmds prog_load,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
-	failed_load "$MAP_EPERM"
+	refused "token $D/t does not allow command map_create (map 'token_stats')"
 }
 
-@test "prog load: token without prog_load: the program is refused, nothing pinned" {
+@test "prog load: token without prog_load: refused before loading, naming the program" {
 	token t cmds map_create,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
-	failed_load "$PROG_EPERM"
+	refused "token $D/t does not allow command prog_load (program 'xdp_token_prog')"
 }
 
-@test "prog load: token without the array map type: the map is refused, nothing pinned" {
+@test "prog load: token without the array map type: refused before loading, naming the map" {
 	token t cmds $CMDS progs $PROGS_ALLOWED attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
-	failed_load "$MAP_EPERM"
+	refused "token $D/t does not allow map type array (map 'token_stats')"
 }
 
-@test "prog load: token without the xdp program type: the program is refused, nothing pinned" {
+@test "prog load: token without the xdp program type: refused before loading, naming the program" {
 	token t cmds $CMDS maps $MAPS attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
-	failed_load "$PROG_EPERM"
+	refused "token $D/t does not allow program type xdp (program 'xdp_token_prog')"
 }
 
-@test "prog load: token without the xdp attach type: the program is refused, nothing pinned" {
+@test "prog load: token without the xdp attach type: refused before loading, naming the program" {
 	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
-	failed_load "$PROG_EPERM"
+	refused "token $D/t does not allow attach type xdp (program 'xdp_token_prog')"
+}
+
+@test "prog load: a token lacking everything: one error naming every missing command and type" {
+	token t cmds btf_load maps hash progs socket_filter attach cgroup_inet_ingress
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	refused "token $D/t does not allow command map_create (map 'token_stats'), command prog_load (program 'xdp_token_prog'), map type array (map 'token_stats'), program type xdp (program 'xdp_token_prog'), attach type xdp (program 'xdp_token_prog')"
+}
+
+@test "prog load: root is warned of what the token lacks, and loads" {
+	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
+	run --separate-stderr "$BPFTOOL" prog load "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	echo "status $status, stderr '$stderr'"
+	[[ $status == 0 ]]
+	[[ $stderr == "Warning: token $D/t does not allow attach type xdp (program 'xdp_token_prog')" ]]
+	[[ $("$BPFTOOL" -j prog show pinned "$P/prog" | jq -r .name) == xdp_token_prog ]]
+	# -j: no warning, the JSON result only
+	rm -rf "$P"/*
+	run --separate-stderr "$BPFTOOL" -j prog load "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
+	[[ $status == 0 && -z $stderr && $output == null ]]
 }
 
 # libbpf treats the object's BTF as optional: when BPF_BTF_LOAD is refused
 # (EPERM), it says that the token does not allow it, warns that the BTF is
-# ignored, and loads program and map without BTF.
+# ignored, and loads program and map without BTF. bpftool warns first, and
+# does not refuse the load.
 @test "prog load: token without btf_load: loads without BTF, stderr says why" {
 	token t cmds map_create,prog_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/t" pinmaps "$P/maps"
 	[[ $status == 0 ]]
-	[[ ${#stderr_lines[@]} == 3 ]]
-	[[ ${stderr_lines[0]} == "libbpf: BTF loading error: -1" ]]
-	[[ ${stderr_lines[1]} == "libbpf: object 'xdp_token': BPF token at '$D/t' does not allow BPF_BTF_LOAD (btf_load)" ]]
-	[[ ${stderr_lines[2]} == "libbpf: Error loading .BTF into kernel: -1. BTF is optional, ignoring." ]]
+	[[ ${#stderr_lines[@]} == 4 ]]
+	[[ ${stderr_lines[0]} == "Warning: token $D/t does not allow command btf_load (BTF of object 'xdp_token')" ]]
+	[[ ${stderr_lines[1]} == "libbpf: BTF loading error: -1" ]]
+	[[ ${stderr_lines[2]} == "libbpf: object 'xdp_token': BPF token at '$D/t' does not allow BPF_BTF_LOAD (btf_load)" ]]
+	[[ ${stderr_lines[3]} == "libbpf: Error loading .BTF into kernel: -1. BTF is optional, ignoring." ]]
 
 	prog=$("$BPFTOOL" -j prog show pinned "$P/prog")
 	echo "prog: $prog"
@@ -216,9 +251,20 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 @test "prog load: a map or prog type the token does not allow (xdp_stack, sockfilter)" {
 	full_token
 	load_as_nobody -- "$PROGS/xdp_stack.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
-	failed_load "libbpf: map 'token_stack': failed to create: Operation not permitted"
+	refused "token $D/full does not allow map type stack (map 'token_stack')"
 	load_as_nobody -- "$PROGS/sockfilter.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
-	failed_load "libbpf: prog 'sockfilter_prog': BPF program load failed: Operation not permitted"
+	refused "token $D/full does not allow program type socket_filter (program 'sockfilter_prog'), attach type cgroup_inet_ingress (program 'sockfilter_prog')"
+}
+
+@test "prog load: a token nobody can only read is not used" {
+	full_token
+	chmod 0644 "$D/full"
+	load_as_nobody -- "$OBJ" "$P/prog" token "$D/full" pinmaps "$P/maps"
+	refused "can't open token $D/full: Permission denied (using a token needs read and write permission on it)"
+	# and through libbpf's own open, as nobody: the load fails
+	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/full" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
+	[[ $status != 0 ]]
+	nothing_pinned
 }
 
 @test "prog load: a bad token path or a pinned map as token: one clear error, nothing pinned" {
@@ -229,7 +275,7 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 	nothing_pinned
 
 	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name not_a_token
-	chmod 0644 "$D/map"
+	chmod 0666 "$D/map"
 	load_as_nobody -- "$OBJ" "$P/prog" token "$D/map" pinmaps "$P/maps"
 	[[ $status != 0 ]]
 	[[ $stderr == "Error: $D/map is not a BPF token" ]]
@@ -257,12 +303,12 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 	[[ -e $P/maps/token_stats ]]
 }
 
-@test "prog loadall: token without the xdp attach type fails, nothing pinned" {
+@test "prog loadall: token without the xdp attach type is refused, nothing pinned" {
 	token t cmds $CMDS maps $MAPS progs $PROGS_ALLOWED
 	run --separate-stderr as_nobody "$BPFTOOL" prog loadall "$OBJ" "$P/progs" \
 		token "$D/t" pinmaps "$P/maps"
 	echo "status $status, stdout '$output', stderr '$stderr'"
-	failed_load "$PROG_EPERM"
+	refused "token $D/t does not allow attach type xdp (program 'xdp_token_prog')"
 }
 
 @test "map create: nobody creates an array map through the token" {
@@ -295,11 +341,17 @@ PROG_EPERM="libbpf: prog 'xdp_token_prog': BPF program load failed: Operation no
 	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type hash key 4 value 8 \
 		entries 1 name m token "$D/full"
 	echo "hash: status $status, stderr '$stderr'"
-	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
+	[[ $status != 0 && $stderr == "Error: token $D/full does not allow map type hash (map 'm')" ]]
 	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
 		entries 1 name m token "$D/nomapc"
 	echo "no map_create: status $status, stderr '$stderr'"
-	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
+	[[ $status != 0 && $stderr == "Error: token $D/nomapc does not allow command map_create (map 'm')" ]]
 	nothing_pinned
+	# root is warned, and creates it
+	run --separate-stderr "$BPFTOOL" map create "$D/h" type hash key 4 value 8 \
+		entries 1 name m token "$D/full"
+	echo "root: status $status, stderr '$stderr'"
+	[[ $status == 0 && $stderr == "Warning: token $D/full does not allow map type hash (map 'm')" ]]
+	[[ $("$BPFTOOL" -j map show pinned "$D/h" | jq -r .type) == hash ]]
 }
 
