@@ -207,6 +207,28 @@ teardown() {
 	[[ ${lines[2]} == "map_create without token: Operation not permitted" ]]
 }
 
+@test "SCM_RIGHTS: a read-only token fd is inspect-only in the receiver too" {
+	container_token token cmds map_create maps array
+	# a BPF_F_RDONLY fd (read permission suffices to get it) ...
+	in_container "$TEST_BIN/token-pass" send -r "$S/ro" /sys/fs/bpf/token >"$S/send.out" 2>&1 3>&- &
+	sender=$!
+	run as_nobody "$TEST_BIN/token-pass" recv "$S/ro"
+	echo "$output"
+	wait $sender
+	cat "$S/send.out"
+	[[ $(<"$S/send.out") == "sent: /sys/fs/bpf/token (read-only)" ]]
+	# ... is a token, but allows nothing
+	[[ $status == 1 ]]
+	[[ ${lines[0]} == "received: bpf-token" ]]
+	[[ ${lines[1]} == "map_create with token: Operation not permitted" ]]
+	# the same token read-write, for contrast
+	in_container "$TEST_BIN/token-pass" send "$S/rw" /sys/fs/bpf/token >/dev/null 2>&1 3>&- &
+	sender=$!
+	run as_nobody "$TEST_BIN/token-pass" recv "$S/rw"
+	wait $sender
+	[[ $status == 0 && ${lines[1]} == "map_create with token: ok" ]]
+}
+
 # True when the kernel takes BPF_F_TOKEN_USERNS (the SPEC's optional binding)
 kernel_binds_userns() {
 	grep -q 'BPF_F_TOKEN_USERNS' "${KSRC:-$BUILD/linux}/include/uapi/linux/bpf.h" || return 1
