@@ -143,3 +143,44 @@ no_xdp() {
 	in_container ip link set dev "$VC" xdp off
 	no_xdp
 }
+
+@test "libbpf.so.1: the *_get_fd_by_id_opts() of Debian's ABI open objects by id" {
+	local d=/sys/fs/bpf/debian-apps-$BATS_TEST_NUMBER id
+	rm -rf "$d"
+	mkdir "$d"
+	"$BPFTOOL" map create "$d/m" type array key 4 value 8 entries 1 name byid
+	id=$("$BPFTOOL" -j map show pinned "$d/m" | jq -r .id)
+	# as an application built against Debian's libbpf calls them: opts with
+	# sz and open_flags (BPF_F_RDONLY = 1 << 3)
+	run /usr/bin/python3 - "$LIBBPF_SO_DIR/libbpf.so.1" "$id" <<-'EOF'
+	import ctypes, os, sys
+	lib = ctypes.CDLL(sys.argv[1], use_errno=True)
+	class Opts(ctypes.Structure):
+	    _fields_ = [("sz", ctypes.c_size_t), ("open_flags", ctypes.c_uint32)]
+	def call(name, id, flags, sz=ctypes.sizeof(Opts)):
+	    f = getattr(lib, name)
+	    f.argtypes = [ctypes.c_uint32, ctypes.POINTER(Opts)]
+	    r = f(id, ctypes.byref(Opts(sz, flags)))
+	    if r >= 0:
+	        link = os.readlink("/proc/self/fd/%d" % r)
+	        os.close(r)
+	        return link
+	    return os.strerror(-r)
+	mid = int(sys.argv[2])
+	print("map rdonly:", call("bpf_map_get_fd_by_id_opts", mid, 1 << 3))
+	print("map bad flags:", call("bpf_map_get_fd_by_id_opts", mid, 1 << 20))
+	print("map bad sz:", call("bpf_map_get_fd_by_id_opts", mid, 0, sz=4))
+	print("prog none:", call("bpf_prog_get_fd_by_id_opts", 0x7fffffff, 0))
+	print("btf none:", call("bpf_btf_get_fd_by_id_opts", 0x7fffffff, 0))
+	print("link none:", call("bpf_link_get_fd_by_id_opts", 0x7fffffff, 0))
+	EOF
+	echo "$output"
+	rm -rf "$d"
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == "map rdonly: anon_inode:bpf-map" ]]
+	[[ ${lines[1]} == "map bad flags: Invalid argument" ]]
+	[[ ${lines[2]} == "map bad sz: Invalid argument" ]]
+	[[ ${lines[3]} == "prog none: No such file or directory" ]]
+	[[ ${lines[4]} == "btf none: No such file or directory" ]]
+	[[ ${lines[5]} == "link none: No such file or directory" ]]
+}
