@@ -7,7 +7,8 @@
  *
  * Must run as root on the patched kernel with BPF FS at /sys/fs/bpf. For each
  * case, root creates a directory under /sys/fs/bpf and the tokens/objects
- * the case needs (pinned files made readable by everyone, mode 0644), then
+ * the case needs (tokens usable by everyone, mode 0666: using a token takes
+ * a read-write fd; other pinned files 0644), then
  * a child drops to uid/gid 65534 with no groups and no capabilities at all
  * and runs the case; root removes the directory afterwards.
  *
@@ -178,10 +179,10 @@ static int make_token(const char *path, __u64 cmds, __u64 maps, __u64 progs, __u
 	return 0;
 }
 
-/* The token xdp_token.bpf.o needs, readable by everyone */
+/* The token xdp_token.bpf.o needs, usable (read-write) by everyone */
 static int make_xdp_token(void)
 {
-	return make_token(token_path, XDP_CMDS, XDP_MAPS, XDP_PROGS, XDP_ATTACH, 0644);
+	return make_token(token_path, XDP_CMDS, XDP_MAPS, XDP_PROGS, XDP_ATTACH, 0666);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -445,7 +446,9 @@ static void case_bad_path(void)
 	bpf_object__close(l.obj);
 }
 
-/* A token nobody may not read */
+/* A token nobody may not read, or only read: libbpf opens a token
+ * read-write to use it
+ */
 static void case_unreadable(void)
 {
 	char want[2 * PATH_MAX];
@@ -504,6 +507,11 @@ static int setup_unreadable(void)
 	return make_token(token_path, XDP_CMDS, XDP_MAPS, XDP_PROGS, XDP_ATTACH, 0600);
 }
 
+static int setup_readonly(void)
+{
+	return make_token(token_path, XDP_CMDS, XDP_MAPS, XDP_PROGS, XDP_ATTACH, 0644);
+}
+
 static int setup_map(void)
 {
 	int fd, err;
@@ -515,7 +523,7 @@ static int setup_map(void)
 	}
 	err = bpf_obj_pin(fd, map_path);
 	close(fd);
-	if (err || chmod(map_path, 0644)) {
+	if (err || chmod(map_path, 0666)) {
 		diag("pin/chmod %s: %s", map_path, strerror(errno));
 		return -errno;
 	}
@@ -539,6 +547,7 @@ static const struct test_case {
 	{ "no_token_eperm", setup_token, case_no_token },
 	{ "bad_path", setup_token, case_bad_path },
 	{ "unreadable_token", setup_unreadable, case_unreadable },
+	{ "readonly_token", setup_readonly, case_unreadable },
 	{ "not_a_token", setup_map, case_not_token },
 	{ "map_type_denied", setup_token, case_map_type_denied },
 	{ "prog_type_denied", setup_token, case_prog_type_denied },

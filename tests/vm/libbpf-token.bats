@@ -76,6 +76,10 @@ token_load() {
 	token_load unreadable_token
 }
 
+@test "libbpf: a token nobody can only read (0644) is not used: EACCES" {
+	token_load readonly_token
+}
+
 @test "libbpf: a pinned map is not a BPF token" {
 	token_load not_a_token
 }
