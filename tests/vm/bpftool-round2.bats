@@ -93,11 +93,12 @@ uses() {
 }
 
 # A user namespace owned by nobody, kept alive by a sleeping process; its
-# PID in $NS_PID, the namespace's inode number in $NS_INO.
+# PID in $NS_PID, the namespace's inode number in $NS_INO. nobody is root in
+# it (mapped), so that it can make namespaces below it.
 nobody_userns() {
 	# not through as_nobody: $! must be the PID of the sleep itself
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- unshare --user sleep 600 </dev/null >/dev/null 2>&1 3>&- &
+		--bounding-set=-all -- unshare --user --map-root-user sleep 600 </dev/null >/dev/null 2>&1 3>&- &
 	NS_PID=$!
 	PIDS+=("$NS_PID")
 	# wait until the child is in its namespace
