@@ -517,6 +517,28 @@ static int token_needs_add_file(struct token_needs *n, const char *file)
 	return err;
 }
 
+/* Capabilities give BPF powers only in the initial user namespace, whose
+ * uid_map is the identity over all 32 bits.
+ */
+static bool in_initial_userns(void)
+{
+	unsigned long inner, outer, count;
+	bool initial = true;
+	FILE *f;
+
+	f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return true;
+	if (fscanf(f, "%lu %lu %lu", &inner, &outer, &count) == 3)
+		initial = !inner && !outer && count == 4294967295UL;
+	fclose(f);
+
+	return initial;
+}
+
+/* CAP_BPF or CAP_SYS_ADMIN in the effective set, in the initial user
+ * namespace: what the kernel's checks look for without a token.
+ */
 static bool caller_has_bpf_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
@@ -529,7 +551,8 @@ static bool caller_has_bpf_caps(void)
 		return false;
 
 	eff = data[0].effective | (__u64)data[1].effective << 32;
-	return eff & (1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN);
+	return (eff & (1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN)) &&
+	       in_initial_userns();
 }
 
 /* Describe in @buf every element of @n that @allowed lacks, with what needs
@@ -608,10 +631,11 @@ static int token_needs_missing(const struct token_needs *n,
 
 /* Compare what @n needs with what the token at @path (open as @token_fd)
  * allows. If it lacks something that the load or creation can't do without,
- * a caller without CAP_BPF or CAP_SYS_ADMIN gets one error naming
- * everything missing, and -1: the kernel would refuse it. A privileged caller
- * gets the same text as a warning and 0, as for what can be done without
- * (the object's BTF).
+ * a caller without CAP_BPF or CAP_SYS_ADMIN (in the initial user namespace)
+ * gets one error naming everything missing, and -1: the kernel would refuse
+ * it. A privileged caller gets the same text as a warning and 0, as does
+ * anyone for what can be done without (the object's BTF). The same for a
+ * revoked token.
  */
 static int token_check_needs(const char *path, int token_fd,
 			     const struct token_needs *n)

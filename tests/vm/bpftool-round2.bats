@@ -158,6 +158,14 @@ nobody_userns() {
 	echo "below: status $status, stderr '$stderr'"
 	[[ $status == 0 && -z $stderr ]]
 	[[ $(uses "$D/t") == "2 0 0 0 1" ]]
+	# root of that namespace (all capabilities, in it only) is refused
+	# what the token lacks, as nobody is: bpftool does not try
+	run --separate-stderr as_nobody nsenter --user --target "$NS_PID" --preserve-credentials \
+		"$BPFTOOL" map create "$U/h" type hash key 4 value 4 entries 1 name h token "$D/t"
+	echo "hash inside: status $status, stderr '$stderr'"
+	[[ $status != 0 && $stderr == "Error: token $D/t does not allow map type hash (map 'h')" ]]
+	[[ ! -e $U/h ]]
+	[[ $(uses "$D/t") == "2 0 0 0 1" ]]
 }
 
 @test "userns: derived tokens inherit the binding and may only narrow it" {
