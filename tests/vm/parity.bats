@@ -457,6 +457,23 @@ all_objects() {
 	[[ $bad == 0 ]]
 }
 
+# The .needs files and `bpftool token needs OBJ` (which reads the sets from
+# the object) agree, for every object.
+@test "parity: every .needs is what bpftool token needs prints for its object" {
+	local name want got bad=0 n=0
+	while read -r name; do
+		[[ -f $(needs_path "$name") ]] || { echo "$name: no .needs"; bad=$((bad + 1)); continue; }
+		want=$(awk '{ print $2, $4, $6, $8 }' "$(needs_path "$name")")
+		got=$("$BPFTOOL" token needs "$(obj_path "$name")" |
+			sed -n 's/^\tallowed_\(cmds\|maps\|progs\|attachs\): //p' | tr ' ' , | paste -sd' ')
+		n=$((n + 1))
+		[[ $got == "$want" ]] || { echo "$name: .needs '$want', bpftool token needs '$got'"; bad=$((bad + 1)); }
+	done < <(all_objects)
+	echo "$n objects, $bad differ"
+	[[ $n -ge 28 ]]
+	[[ $bad == 0 ]]
+}
+
 # Every item of every .needs is needed: a token without it does not load
 # the object the way root does (the load fails, or, for btf_load, libbpf
 # loads without the object's BTF).
