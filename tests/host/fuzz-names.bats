@@ -58,7 +58,7 @@ fuzz() {
 	runs=${FUZZ_RUNS:-1000000}
 	mkdir -p "$BATS_TEST_TMPDIR/new"
 	SECONDS=0
-	fuzz -runs="$runs" -max_len=512 -dict="$TOP/tests/fuzz/token_names.dict" \
+	fuzz -runs="$runs" -max_len=128 -dict="$TOP/tests/fuzz/token_names.dict" \
 		-seed=${FUZZ_SEED:-0} "$BATS_TEST_TMPDIR/new" "$CORPUS"
 	echo "fuzz-names: $runs runs in ${SECONDS}s"
 	[[ $status == 0 ]]
