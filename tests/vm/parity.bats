@@ -370,18 +370,18 @@ xdpdump_target_three_way() {
 	chown 65534:65534 "$d/token"
 	chmod 0600 "$d/token"
 	for mode in root token notoken; do
-		mkdir -p "$r/$mode" "$d/$mode"
+		mkdir -p "$r/$mode" "$d/by-$mode"
 		cmd=("$PROGS/trace_target")
 		[[ $mode == token ]] && cmd+=(-t "$d/token")
-		cmd+=("$DEB_OBJS/xdpdump_bpf.o" "$d/xdp" xdpdump "$d/$mode")
-		[[ $mode == root ]] || { chown 65534:65534 "$d/$mode"; cmd=(as_nobody "${cmd[@]}"); }
+		cmd+=("$DEB_OBJS/xdpdump_bpf.o" "$d/xdp" xdpdump "$d/by-$mode")
+		[[ $mode == root ]] || { chown 65534:65534 "$d/by-$mode"; cmd=(as_nobody "${cmd[@]}"); }
 		rc=0
 		"${cmd[@]}" >"$r/$mode/stdout" 2>"$r/$mode/stderr" || rc=$?
 		echo $rc >"$r/$mode/status"
-		find "$d/$mode" -mindepth 1 | sort >"$r/$mode/left"
+		find "$d/by-$mode" -mindepth 1 | sort >"$r/$mode/left"
 		: >"$r/$mode/objects"
 		: >"$r/$mode/owners"
-		for f in "$d/$mode"/*; do
+		for f in "$d/by-$mode"/*; do
 			[[ -e $f ]] || continue
 			"$BPFTOOL" -j prog show pinned "$f" |
 				jq -r '"prog \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end)"' >>"$r/$mode/objects"
