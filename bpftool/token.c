@@ -1199,6 +1199,11 @@ static int show_all(void)
 	walk.cnt = j;
 
 	if (!err) {
+		/* bpftool line-buffers stdout: a list of thousands of tokens
+		 * would take a write() per line. Print it block-buffered.
+		 */
+		fflush(stdout);
+		setvbuf(stdout, NULL, _IOFBF, 0);
 		if (json_output)
 			jsonw_start_array(json_wtr);
 		for (i = 0; i < walk.cnt; i++) {
@@ -1209,6 +1214,8 @@ static int show_all(void)
 		}
 		if (json_output)
 			jsonw_end_array(json_wtr);
+		fflush(stdout);
+		setlinebuf(stdout);
 	}
 
 	for (i = 0; i < walk.cnt; i++)
