@@ -392,7 +392,12 @@ xdpdump_target_three_way() {
 	touch "$r/done"
 }
 
-@test "parity: xdp-tools xdpdump_bpf.o with its attach target set, as xdpdump does (fentry/fexit on an XDP program)" {
+# A known gap: root loads it, nobody cannot, token or not. libbpf's
+# bpf_program__set_attach_target() reads the target program's BTF with
+# BPF_BTF_GET_FD_BY_ID, which needs CAP_SYS_ADMIN; a token does not stand
+# in for it. This test asserts that failure exactly; when the gap is
+# closed, it fails and the table must count the object like the others.
+@test "parity: xdp-tools xdpdump_bpf.o with its attach target set, as xdpdump does: root only (known gap)" {
 	local r=$RESULTS/xdpdump_bpf+target mode
 	xdpdump_target_three_way
 	for mode in root token notoken; do
@@ -401,12 +406,13 @@ xdpdump_target_three_way() {
 	[[ $(cat "$r/root/status") == 0 ]]
 	[[ $(cat "$r/root/objects") == "prog trace_on_entry tracing btf=1
 prog trace_on_exit tracing btf=1" ]]
-	[[ $(cat "$r/token/status") == 0 ]]
-	diff -u "$r/root/objects" "$r/token/objects"
-	[[ -z $(grep -v ' 65534$' "$r/token/owners") ]]
-	[[ $(cat "$r/notoken/status") == 1 ]]
-	grep -q 'Operation not permitted' "$r/notoken/stderr"
-	[[ ! -s $r/notoken/left ]]
+	for mode in token notoken; do
+		[[ $(cat "$r/$mode/status") == 1 ]]
+		grep -q '^libbpf: Failed to get BTF [0-9]* of the program: -1$' "$r/$mode/stderr"
+		grep -q "^Error: can't set trace_on_entry's attach target: Operation not permitted$" \
+			"$r/$mode/stderr"
+		[[ ! -s $r/$mode/left ]]
+	done
 }
 
 # --- the table ---
@@ -448,8 +454,9 @@ all_objects() {
 	# xdpdump_bpf.o loaded with its attach target set (trace_target)
 	xdpdump_target_three_way
 	read -r root token notoken <<<"$(verdict xdpdump_bpf+target)"
-	v=""
-	[[ "$root $token $notoken" == "ok ok FAIL" ]] || { v="  MISMATCH"; bad=$((bad + 1)); }
+	# the known gap (see its test): listed, not counted
+	v="  known gap: BPF_BTF_GET_FD_BY_ID needs CAP_SYS_ADMIN"
+	[[ "$root $token $notoken" == "ok FAIL FAIL" ]] || { v="  MISMATCH"; bad=$((bad + 1)); }
 	printf '# %-24s %-6s %-8s %-8s%s\n' "xdpdump_bpf+target" "$root" "$token" "$notoken" "$v" >&3
 	rows=$((rows + 1))
 	echo "$rows objects, $bad mismatches"
