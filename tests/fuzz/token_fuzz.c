@@ -648,6 +648,10 @@ static int phase(bool as_nobody, long ms)
 {
 	long end = tok_now_ms() + ms;
 
+	/* Each phase counts its own calls (the nobody child starts with the
+	 * root phase's counters).
+	 */
+	iterations = successes = checks = violations = 0;
 	nobody = as_nobody;
 	if (as_nobody) {
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
