@@ -125,6 +125,11 @@ set_err(char *err, size_t err_sz, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, err_sz, fmt, ap);
 	va_end(ap);
+
+	/* The message quotes user input: keep it one printable line */
+	for (; *err; err++)
+		if ((unsigned char)*err < 0x20 || *err == 0x7f)
+			*err = '?';
 }
 
 /* Case-insensitive comparison of the @len first bytes of @word with the whole
