@@ -11,6 +11,8 @@ setup() {
 	FUZZ=$BUILD/fuzz/token_fuzz
 	[[ -x $FUZZ ]] || { echo "no $FUZZ: run 'make test-build'"; false; }
 	WORK=$(mktemp -d /tmp/fuzz.XXXXXX)
+	# the nobody phase must reach the BPF FS instances below it
+	chmod 0755 "$WORK"
 }
 
 teardown() {
