@@ -16,6 +16,8 @@ setup() {
 	[[ -x $FAULT ]] || { echo "no $FAULT: run 'make test-build'"; false; }
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	WORK=$(mktemp -d /tmp/fault.XXXXXX)
+	# unprivileged processes must reach the BPF FS instances below it
+	chmod 0755 "$WORK"
 }
 
 teardown() {

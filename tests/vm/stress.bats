@@ -12,6 +12,8 @@ setup() {
 	STRESS=$BUILD/stress/token_stress
 	[[ -x $STRESS ]] || { echo "no $STRESS: run 'make test-build'"; false; }
 	WORK=$(mktemp -d /tmp/stress.XXXXXX)
+	# unprivileged processes must reach the BPF FS instances below it
+	chmod 0755 "$WORK"
 }
 
 teardown() {
