@@ -1042,21 +1042,31 @@ out:
 
 /* token show / list -------------------------------------------------------*/
 
-static int show_one(const char *path)
+/* Read the info of the token pinned at @path, opened for inspection. */
+static int read_pinned_token(const char *path, struct token_desc *desc)
 {
-	struct token_desc desc = {};
 	int fd, err;
 
 	fd = token_open_pinned(path, false);
 	if (fd < 0)
 		return -1;
 
-	err = token_get_info(fd, &desc);
+	err = token_get_info(fd, desc);
 	close(fd);
 	if (err) {
 		p_err("can't get token info for %s: %s", path, strerror(-err));
 		return -1;
 	}
+
+	return 0;
+}
+
+static int show_one(const char *path)
+{
+	struct token_desc desc = {};
+
+	if (read_pinned_token(path, &desc))
+		return -1;
 
 	desc.path = (char *)path;
 	if (json_output) {
@@ -1245,7 +1255,6 @@ static int do_revoke(int argc, char **argv)
 	struct token_desc desc = {};
 	struct stat before, after;
 	const char *path;
-	int fd, err;
 
 	if (!argc) {
 		p_err("missing PATH of the token to revoke " TOKEN_HELP_HINT);
@@ -1262,15 +1271,8 @@ static int do_revoke(int argc, char **argv)
 		p_err("can't open token %s: %s", path, strerror(errno));
 		return -1;
 	}
-	fd = token_open_pinned(path, false);
-	if (fd < 0)
+	if (read_pinned_token(path, &desc))
 		return -1;
-	err = token_get_info(fd, &desc);
-	close(fd);
-	if (err) {
-		p_err("can't get token info for %s: %s", path, strerror(-err));
-		return -1;
-	}
 
 	/* and unlink that very pin, not one put there since */
 	if (lstat(path, &after) || after.st_dev != before.st_dev ||
