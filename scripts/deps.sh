@@ -9,7 +9,7 @@ pkgs=(
 	clang llvm ccache libclang-rt-14-dev
 	qemu-system-x86
 	bats bash-completion jq python3 python3-docutils
-	dwarves iproute2
+	dwarves iproute2 systemd
 	xdp-tools libxdp1
 )
 
