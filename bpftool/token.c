@@ -374,7 +374,10 @@ token_needs_add(struct token_needs *n, enum token_set set, unsigned int bit,
  * reused or not), needs: libbpf creates every map it does not reuse,
  * including its internal ones (.rodata, .data, .bss, .kconfig) and the inner
  * map of a map-in-map; loads every program whose autoload is on, with its
- * program type and expected attach type; and loads the object's BTF.
+ * program type and expected attach type; and loads the object's BTF. An
+ * extension (freplace) program also needs to read its target's BTF by id.
+ * A fentry/fexit program that an application retargets at a BPF program
+ * needs that too, but only the application knows it does.
  * libbpf's feature probes need nothing more: under a token it takes the
  * features that every kernel with tokens has for granted.
  */
@@ -431,6 +434,13 @@ static int token_needs_add_object(struct token_needs *n, struct bpf_object *obj,
 		    token_needs_add(n, TOKEN_SET_ATTACH,
 				    bpf_program__expected_attach_type(prog),
 				    false, "program '%s'", name))
+			return -1;
+		/* an extension replaces a function of a BPF program, which
+		 * libbpf looks up in that program's BTF, opened by id
+		 */
+		if (type == BPF_PROG_TYPE_EXT &&
+		    token_needs_add(n, TOKEN_SET_CMDS, BPF_BTF_GET_FD_BY_ID,
+				    false, "program '%s' (freplace)", name))
 			return -1;
 	}
 

@@ -6,6 +6,8 @@
 #             `dmesg`, `status`
 #   vm_dir    the directory to run the command from (the project)
 #   vm_shell  1 for an interactive shell on ttyS0
+#   vm_share  1: mount the 9p tag vmshare (vm-run.sh --share) at /run/vm-share,
+#             uncached: several guests may share it
 # No `set -e`: whatever happens, the VM must reach the reboot at the end.
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -39,6 +41,10 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 vm_out=/run/vm-out
 mkdir -p "$vm_out"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmout "$vm_out"
+if [[ ${vm_share:-} == 1 ]]; then
+	mkdir -p /run/vm-share
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=none vmshare /run/vm-share
+fi
 ip link set lo up 2>/dev/null
 hostname bpf-token-vm 2>/dev/null
 
@@ -58,6 +64,7 @@ dmesg >"$vm_out/dmesg" 2>&1
 echo "$status" >"$vm_out/status"
 sync
 umount "$vm_out"
+[[ ${vm_share:-} != 1 ]] || umount /run/vm-share
 echo "vm-init: command exited with status $status"
 # -ff: reboot(2) right away (systemctl cannot reach a systemd here); with
 # QEMU's -no-reboot the reset ends QEMU.

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Boot build/kobj's bzImage under QEMU and run one command in it as root.
 #
-#   vm-run.sh [--timeout SECONDS] [--shell] [--out DIR] -- CMD [ARG...]
+#   vm-run.sh [--timeout SECONDS] [--shell] [--out DIR] [--share DIR] -- CMD [ARG...]
 #
 # The guest's root is the host's `/` over virtio-9p, read-only; the guest init
 # (scripts/vm-init.sh) puts tmpfs where writes are needed, mounts BPF FS at
 # /sys/fs/bpf, runs CMD from the project directory and writes its exit status,
 # its output and the guest's dmesg into a per-run directory shared read-write.
+# --share DIR: one more host directory, read-write at /run/vm-share in the
+# guest, which several VMs may share (scripts/run-tests.sh hands out test
+# files to parallel VMs through it). It is mounted without a cache, so that
+# what one guest creates there the others see at once.
 # The console shows kernel errors and worse (loglevel=4); warnings are caught
 # from the dmesg the guest saves.
 # Exit status: CMD's status; 125 if the kernel panicked, oopsed or printed a
@@ -21,12 +25,13 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-timeout=600 shell=0 out=
+timeout=600 shell=0 out= share=
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--timeout) timeout=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--out) out=$2; shift 2 ;;
+	--share) share=$(cd "$2" && pwd); shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -61,7 +66,7 @@ append="console=ttyS0 loglevel=4 panic=-1 oops=panic random.trust_cpu=on"
 append+=" slab_nomerge"
 append+=" root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell"
+append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell vm_share=${share:+1}"
 append+=" ${VM_APPEND:-}"
 
 accel=(-accel tcg -cpu "${VM_CPU:-max}")
@@ -71,6 +76,8 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-1}"
 	-kernel "$KERNEL" -append "$append" -no-reboot -display none -vga none -nic none
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap,readonly=on"
 	-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap")
+[[ -z $share ]] ||
+	qemu+=(-virtfs "local,path=$share,mount_tag=vmshare,security_model=none,multidevs=remap")
 
 if [[ $shell == 1 ]]; then
 	# Interactive: serial and monitor on this terminal (Ctrl-A X quits).

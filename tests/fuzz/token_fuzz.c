@@ -41,6 +41,7 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <grp.h>
 #include <dirent.h>
 
@@ -83,7 +84,7 @@ static struct fdent fds[NFDS];
 static char dir_fz[256], dir_fz2[256], dir_plain[256];
 static int dirfd_fz = -1, dirfd_plain = -1, closed_fd = -1;
 static bool nobody, verbose;
-static long iterations, checks, violations, successes;
+static long iterations, checks, violations, successes, strays;
 static uint64_t seed;
 
 #define CHECK(cond, fmt, ...) do {					\
@@ -277,6 +278,84 @@ static void check_plain_empty(void)
 	CHECK(n == 0, "%d file(s) pinned in %s, outside BPF FS", n, dir_plain);
 }
 
+/* Copy the NUL-terminated string at @addr of our own memory into @buf, as
+ * the kernel would read it: without faulting on an unmapped address (a
+ * mutated pointer). The bytes go through a pipe, one page at a time, so
+ * that an unreadable page is an EFAULT from write() rather than a crash
+ * (the test kernel has no process_vm_readv()). False if it is not
+ * readable up to a NUL within @sz.
+ */
+static bool read_own_string(uint64_t addr, char *buf, size_t sz)
+{
+	static int p[2] = { -1, -1 };
+	size_t off = 0, n;
+	ssize_t got;
+
+	if (p[0] < 0 && pipe2(p, O_CLOEXEC))
+		return false;
+	while (off < sz) {
+		n = 4096 - ((addr + off) & 4095);
+		if (n > sz - off)
+			n = sz - off;
+		got = write(p[1], (const void *)(uintptr_t)(addr + off), n);
+		if (got <= 0)
+			return false;
+		if (read(p[0], buf + off, got) != got)
+			return false;
+		if (memchr(buf + off, '\0', got))
+			return true;
+		off += got;
+	}
+	return false;
+}
+
+/* The canonical path of the file a BPF_TOKEN_CREATE that succeeded pinned:
+ * its pin_pathname, read from our memory (a mutated pointer may well point
+ * at another string of ours, e.g. a path on the stack), resolved relative
+ * to pin_path_fd (0: the current directory) unless absolute.
+ */
+static bool pinned_path(const union tok_attr_buf *e, char *out, size_t sz)
+{
+	char name[PATH_MAX], base[PATH_MAX], full[2 * PATH_MAX + 2], link[64];
+	ssize_t n;
+
+	if (!read_own_string(e->tc.pin_pathname, name, sizeof(name)))
+		return false;
+	if (name[0] == '/') {
+		snprintf(full, sizeof(full), "%s", name);
+	} else {
+		if (e->tc.pin_path_fd == 0) {
+			if (!getcwd(base, sizeof(base)))
+				return false;
+		} else {
+			snprintf(link, sizeof(link), "/proc/self/fd/%u", e->tc.pin_path_fd);
+			n = readlink(link, base, sizeof(base) - 1);
+			if (n < 0)
+				return false;
+			base[n] = '\0';
+		}
+		snprintf(full, sizeof(full), "%s/%s", base, name);
+	}
+	if (!realpath(full, base) || strlen(base) >= sz)
+		return false;
+	strcpy(out, base);
+	return true;
+}
+
+/* The slot whose path is @canon, or -1 */
+static int slot_of(const char *canon)
+{
+	char p[300], c[PATH_MAX];
+	int s;
+
+	for (s = 0; s < NSLOTS; s++) {
+		slot_path(p, sizeof(p), s);
+		if (realpath(p, c) && !strcmp(c, canon))
+			return s;
+	}
+	return -1;
+}
+
 static void rebuild_slot_after_unlink(int s)
 {
 	if (slots[s].kind == PIN_TOKEN && slots[s].tok)
@@ -292,7 +371,7 @@ static void fz_token_create(void)
 	struct fdent *pf;
 	unsigned int size = sizeof(b.attr);
 	int s = rnd() % NSLOTS, rel = rnd() % 4;
-	char path[300], rpath[32];
+	char path[300], rpath[32], where[PATH_MAX], rpath_buf[PATH_MAX];
 	bool mutated;
 	long ret;
 
@@ -326,25 +405,25 @@ static void fz_token_create(void)
 		return;
 	successes++;
 
-	/* Where did it go? The model only knows the slot paths. */
-	CHECK(e.tc.pin_pathname == (uintptr_t)path || e.tc.pin_pathname == (uintptr_t)rpath,
-	      "token_create succeeded with a mutated pin_pathname %#llx",
-	      (unsigned long long)e.tc.pin_pathname);
-	if (e.tc.pin_pathname == (uintptr_t)rpath && e.tc.pin_path_fd != (uint32_t)dirfd_fz) {
-		/* a mutated dir fd: relative to some other directory */
-		CHECK(0, "token_create pinned %s relative to fd %u, not on BPF FS", rpath,
-		      e.tc.pin_path_fd);
+	/* Where did it go? A mutation may have changed the directory fd or the
+	 * name pointer (which may then point at another string of ours): find
+	 * the file the kernel pinned. The model only knows the slot paths; a
+	 * token pinned under another name is checked and dropped.
+	 */
+	if (!pinned_path(&e, where, sizeof(where))) {
+		CHECK(0, "token_create succeeded, but no file at pin_pathname %#llx (fd %u)",
+		      (unsigned long long)e.tc.pin_pathname, e.tc.pin_path_fd);
 		return;
 	}
-	if (e.tc.pin_pathname == (uintptr_t)rpath && s >= 8) {
-		/* pinned in fz under a name the slots don't use: drop it */
-		char other[300];
-
-		snprintf(other, sizeof(other), "%s/%s", dir_fz, rpath);
-		CHECK(on_bpffs(other), "token_create pinned %s, not on BPF FS", other);
-		unlink(other);
+	CHECK(on_bpffs(where), "token_create pinned %s, not on BPF FS", where);
+	if (!realpath(path, rpath_buf) || strcmp(where, rpath_buf))
+		strays++;
+	s = slot_of(where);
+	if (s < 0) {
+		unlink(where);
 		return;
 	}
+	slot_path(path, sizeof(path), s);
 	CHECK(on_bpffs(path) && s < 10, "token_create pinned %s, not on BPF FS", path);
 	CHECK(e.tc.token_flags == 0 && e.tc.pin_flags == 0,
 	      "token_create succeeded with token_flags %#x pin_flags %#x", e.tc.token_flags,
@@ -651,7 +730,7 @@ static int phase(bool as_nobody, long ms)
 	/* Each phase counts its own calls (the nobody child starts with the
 	 * root phase's counters).
 	 */
-	iterations = successes = checks = violations = 0;
+	iterations = successes = checks = violations = strays = 0;
 	nobody = as_nobody;
 	if (as_nobody) {
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
@@ -670,8 +749,8 @@ static int phase(bool as_nobody, long ms)
 			ntokens = ntokens > NTOKENS - 16 ? (reset_fs(), 0) : ntokens;
 	}
 	printf("token_fuzz %s: %ld iterations, %ld successful calls, %ld invariant checks, "
-	       "%ld violations\n", as_nobody ? "nobody" : "root", iterations, successes, checks,
-	       violations);
+	       "%ld violations; %ld tokens pinned elsewhere than asked (mutated name or dir fd)\n",
+	       as_nobody ? "nobody" : "root", iterations, successes, checks, violations, strays);
 	return violations ? 1 : 0;
 }
 

@@ -9,12 +9,13 @@ bats_require_minimum_version 1.5.0
 # BPF objects for `token needs`, compiled here so that the test says exactly
 # what is in them: mix.bpf.o (maps of every kind libbpf creates, programs
 # whose expected attach type is 0, one whose autoload is off), nobtf.bpf.o
-# (no BTF, no map) and odd.bpf.o (a section libbpf does not know).
+# (no BTF, no map), odd.bpf.o (a section libbpf does not know) and
+# ext.bpf.o (an extension program, freplace).
 setup_file() {
 	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	local build=${BUILD:-$top/build} ksrc=${KSRC:-$top/build/linux} multiarch cflags
 	export OBJ_MIX=$BATS_FILE_TMPDIR/mix.bpf.o OBJ_NOBTF=$BATS_FILE_TMPDIR/nobtf.bpf.o
-	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o
+	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o OBJ_EXT=$BATS_FILE_TMPDIR/ext.bpf.o
 	export OBJ_LOG=$BATS_FILE_TMPDIR/objs.log
 	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
 	cflags=(-target bpf -O2 -Wall -Werror -I"$ksrc/tools/include/uapi"
@@ -107,6 +108,17 @@ setup_file() {
 		}
 		char LICENSE[] SEC("license") = "GPL";
 		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_EXT" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		SEC("freplace/prog0")
+		int replacement(struct xdp_md *ctx)
+		{
+			return XDP_PASS;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
 	} >"$OBJ_LOG" 2>&1 || true
 }
 
@@ -120,7 +132,7 @@ setup() {
 	[[ -d $SRC ]] || { echo "no $SRC: run 'make bpftool'"; false; }
 	D=$BATS_TEST_TMPDIR/d
 	mkdir -p "$D"
-	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD ]] ||
+	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT ]] ||
 		{ cat "$OBJ_LOG"; echo "can't compile the test objects"; false; }
 }
 
@@ -315,6 +327,16 @@ needs_plain() {
 	[[ $status == 0 && -z $stderr ]]
 	diff -u <(needs_plain "$OBJ_NOBTF" -- prog_load "" socket_filter cgroup_inet_ingress) \
 		<(echo "$output")
+}
+
+@test "token needs: an extension (freplace) program also needs btf_get_fd_by_id" {
+	# libbpf reads the BTF of the program it replaces a function of by id
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_EXT"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_EXT" -- "prog_load btf_load btf_get_fd_by_id" "" ext \
+		cgroup_inet_ingress) <(echo "$output")
 }
 
 @test "token needs: several objects are merged, JSON is one object with the objects" {

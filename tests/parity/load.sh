@@ -82,28 +82,27 @@ echo $? >"$out/status"
 
 # What the load left: every path but the token, and the programs and maps
 # behind the pins (maps also through the programs' map_ids, for those that
-# are not pinned).
+# are not pinned). One bpftool call per pin and one for all maps, then one
+# jq: processes are what costs under TCG.
 find "$FS" -mindepth 1 ! -path "$FS/token" | sort >"$out/left"
-: >"$out/objects.tmp"
-: >"$out/owners"
-map_ids=()
 while read -r path; do
 	[[ -f $path ]] || continue
 	if info=$("$BPFTOOL" -j prog show pinned "$path" 2>/dev/null); then
-		jq -r '"prog \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end)"' \
-			<<<"$info" >>"$out/objects.tmp"
-		jq -r '"\(.name) \(.uid)"' <<<"$info" >>"$out/owners"
-		mapfile -t -O ${#map_ids[@]} map_ids < <(jq -r '.map_ids[]?' <<<"$info")
+		printf '{"prog": %s}\n' "$info"
 	elif info=$("$BPFTOOL" -j map show pinned "$path" 2>/dev/null); then
-		map_ids+=("$(jq -r .id <<<"$info")")
+		printf '{"map": %s}\n' "$info"
 	fi
-done <"$out/left"
-for id in "${map_ids[@]}"; do
-	"$BPFTOOL" -j map show id "$id" |
-		jq -r '"map \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end) frozen=\(.frozen)"' \
-		>>"$out/objects.tmp"
-done
-sort -u "$out/objects.tmp" >"$out/objects"
-rm -f "$out/objects.tmp"
-sort -o "$out/owners" "$out/owners"
+done <"$out/left" >"$out/pins.json"
+"$BPFTOOL" -j map show >"$out/maps.json"
+jq -rs --slurpfile all "$out/maps.json" '
+	[.[] | .prog // empty] as $progs
+	| ([$progs[] | .map_ids[]?] + [.[] | .map // empty | .id]) as $ids
+	| ($progs[] | "O prog \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end)",
+		      "W \(.name) \(.uid)"),
+	  ($all[0][] | select(.id as $i | any($ids[]; . == $i))
+		| "O map \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end) frozen=\(.frozen)")
+' "$out/pins.json" >"$out/info" || die "cannot read what the load left"
+sed -n 's/^O //p' "$out/info" | sort -u >"$out/objects"
+sed -n 's/^W //p' "$out/info" | sort >"$out/owners"
+rm -f "$out/pins.json" "$out/maps.json" "$out/info"
 exit 0

@@ -56,3 +56,4 @@ run_subtest() {
 @test "token/token_userns" { run_subtest token_userns; }
 @test "token/token_accounting" { run_subtest token_accounting; }
 @test "token/prog_token_offload" { run_subtest prog_token_offload; }
+@test "token/btf_get_fd_by_id_token" { run_subtest btf_get_fd_by_id_token; }

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Run inside a test VM (scripts/run-tests.sh starts one or more VMs with
+# this as their command): bats files, one bats run each, TAP into
+# /run/vm-out/tap/NNN-NAME.tap (and on stdout).
+#
+#   vm-tests.sh [-p FILE]... [-a FILE]... [QUEUE]
+#
+# -p FILE runs before the queue, -a FILE after it, in every VM (e.g. the
+# debug suite's kmemleak scans, which look at the VM's own kernel). QUEUE is
+# a directory shared by the VMs of one run (vm-run.sh --share) holding
+# `list`, the bats files in the order to hand them out: each VM takes the
+# next file nobody has claimed yet (claimed by mkdir QUEUE/claim.N, which
+# the host's file system decides), until none is left. So the VMs share the
+# work whatever each file costs on this kernel.
+set -uo pipefail
+
+pre=() post=()
+while getopts p:a: opt; do
+	case $opt in
+	p) pre+=("$OPTARG") ;;
+	a) post+=("$OPTARG") ;;
+	*) echo "usage: $0 [-p FILE]... [-a FILE]... [QUEUE]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+queue=${1:-}
+
+tapdir=/run/vm-out/tap
+mkdir -p "$tapdir"
+n=0 rc=0
+
+run_file() {
+	local f=$1 tap
+	n=$((n + 1))
+	tap=$tapdir/$(printf '%03d' "$n")-$(basename "$f" .bats).tap
+	echo "# vm-tests: $f"
+	bats --tap "$f" | tee "$tap"
+	[[ ${PIPESTATUS[0]} == 0 ]] || rc=1
+}
+
+for f in ${pre[@]+"${pre[@]}"}; do
+	run_file "$f"
+done
+if [[ -n $queue ]]; then
+	i=0
+	while IFS= read -r f; do
+		i=$((i + 1))
+		mkdir "$queue/claim.$i" 2>/dev/null || continue
+		echo "$f" >"$queue/claim.$i/file"
+		run_file "$f"
+	done <"$queue/list"
+fi
+for f in ${post[@]+"${post[@]}"}; do
+	run_file "$f"
+done
+exit $rc
