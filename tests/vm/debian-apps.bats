@@ -92,6 +92,21 @@ no_xdp() {
 	no_xdp
 }
 
+# xdp_net_progs: "TYPE NAME UID" of every program on $VC's XDP hook and of
+# the extensions in the slots of a libxdp dispatcher (pinned by libxdp in
+# the container's BPF FS), as root sees them
+xdp_net_progs() {
+	local id pin
+	for id in $(nsenter -t "$CPID" -n "$BPFTOOL" -j net show dev "$VC" |
+		jq -r '.[0].xdp[]?.id'); do
+		"$BPFTOOL" -j prog show id "$id" | jq -r '"\(.type) \(.name) \(.uid)"'
+	done
+	for pin in $(root_in_container sh -c 'ls /sys/fs/bpf/xdp/dispatch-*/prog*-prog 2>/dev/null'); do
+		root_in_container "$BPFTOOL" -j prog show pinned "$pin" |
+			jq -r '"\(.type) \(.name) \(.uid)"'
+	done
+}
+
 @test "xdp-loader load: an XDP program through the token" {
 	container_token token "${CTR_TOKEN_ARGS[@]}"
 	# -p: where libxdp pins the object's maps
@@ -100,8 +115,42 @@ no_xdp() {
 	run in_container ip link show dev "$VC"
 	echo "$output"
 	[[ $output == *"prog/xdp id"* ]]
+	# the token allows no extension program: libxdp attached the program
+	# itself, without its dispatcher
+	run xdp_net_progs
+	echo "$output"
+	[[ $output == "xdp ctr_xdp_prog 65534" ]]
 	send_frames "$VH" 13
 	[[ $(ctr_slot /sys/fs/bpf/ctr/ctr_xdp_count 0) == 13 ]]
+	in_container ip link set dev "$VC" xdp off
+	no_xdp
+}
+
+# libxdp's dispatcher: an XDP program whose slots libxdp fills with the
+# object's programs loaded as extensions (freplace). libxdp reads the
+# dispatcher's BTF by id (btf__load_from_kernel_by_id(), which our libbpf
+# retries through LIBBPF_BPF_TOKEN_PATH), and libbpf the target function's
+# for the extension: the token allows ext and btf_get_fd_by_id as well.
+@test "xdp-loader load: libxdp's dispatcher with the program as an extension, through the token" {
+	container_token token cmds map_create,prog_load,btf_load,btf_get_fd_by_id \
+		maps array progs xdp,ext attach xdp,cgroup_inet_ingress
+	in_container mkdir /sys/fs/bpf/ctr
+	three_ways xdp-loader load -m native -p /sys/fs/bpf/ctr "$VC" "$PROGS/ctr_xdp.bpf.o"
+	run xdp_net_progs
+	echo "$output"
+	[[ $output == "xdp xdp_dispatcher 65534
+ext ctr_xdp_prog 65534" ]]
+	# libxdp pinned the dispatcher's slot in the container's BPF FS
+	run in_container sh -c 'ls -d /sys/fs/bpf/xdp/dispatch-*/prog0-prog /sys/fs/bpf/xdp/dispatch-*/prog0-link'
+	echo "$output"
+	[[ $status == 0 && ${#lines[@]} == 2 ]]
+	send_frames "$VH" 17
+	[[ $(ctr_slot /sys/fs/bpf/ctr/ctr_xdp_count 0) == 17 ]]
+	# xdp-loader status and unload look the attached program up by id
+	# (BPF_PROG_GET_FD_BY_ID), which no token allows: detach with ip
+	run in_container "${WITH_TOKEN[@]}" xdp-loader status "$VC"
+	echo "$output"
+	[[ $output == *"couldn't get program fd: Operation not permitted"* ]]
 	in_container ip link set dev "$VC" xdp off
 	no_xdp
 }
