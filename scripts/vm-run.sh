@@ -94,16 +94,14 @@ set -e
 status=
 [[ -f $out/status ]] && status=$(cat "$out/status")
 
-# Kernel trouble, from the dmesg the guest saved and from the console lines
-# that are kernel messages (timestamped; the command's own output is not).
-# The debug kernel's tools (kernel/config-debug): KASAN and lockdep/RCU say
-# BUG:/WARNING:, UBSAN, debug objects and kmemleak have their own words.
-bad='Kernel panic|Oops|BUG:|WARNING:|general protection fault|Call Trace:'
-bad+='|UBSAN:|ODEBUG:|suspected memory leak|kmemleak: .*disabled|INFO: (possible|suspicious|inconsistent)'
+# Kernel trouble (scripts/kernel-trouble.sh), from the dmesg the guest saved
+# and from the console lines that are kernel messages (timestamped; the
+# command's own output is not).
+source "$TOP/scripts/kernel-trouble.sh"
 trouble=$({
 	cat "$out/dmesg" 2>/dev/null
 	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$console"
-} | grep -aE "$bad" | head -5 || true)
+} | kernel_trouble_lines 5)
 
 fail() {
 	echo "vm-run: $*" >&2

@@ -1,0 +1,150 @@
+# Helpers of the VM test files (tests/vm/*.bats), loaded first by each of
+# them with `load lib`. The files run inside a test VM as root
+# (scripts/vm-suite.sh), BPF FS on /sys/fs/bpf, from the project directory.
+#
+# Loading this file sets, unless the environment has them already (the test
+# runner passes them):
+#   TOP BUILD KSRC KOBJ   the project, build/, the kernel tree and its O=
+#   BPFTOOL               build/bpftool/bpftool
+#   TEST_BIN              build/tests (tests/helpers/*.c)
+# and always:
+#   PROGS                 build/progs (tests/progs/*.bpf.o)
+#   NOBODY                65534: the unprivileged user of the tests
+#   AS_NOBODY             the command prefix of as_nobody, for a background
+#                         process whose $! must be the command itself
+#   KERNEL_TROUBLE        what counts as trouble in the kernel log (an ERE,
+#                         scripts/kernel-trouble.sh)
+#
+# Assertions in these helpers are plain commands (`[[ ... ]]`): call the
+# helpers as commands of their own, never as the condition of an if, a
+# `||` or a `&&` (bash ignores failures there, and the assertions with them).
+
+bats_require_minimum_version 1.5.0
+
+TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+KSRC=${KSRC:-$BUILD/linux}
+KOBJ=${KOBJ:-$BUILD/kobj}
+BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+TEST_BIN=${TEST_BIN:-$BUILD/tests}
+PROGS=$BUILD/progs
+NOBODY=65534
+AS_NOBODY=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups --inh-caps=-all
+	--bounding-set=-all --)
+
+# shellcheck source=../../scripts/kernel-trouble.sh
+source "$TOP/scripts/kernel-trouble.sh"
+
+# as_nobody CMD...: CMD as nobody: uid and gid 65534, no supplementary
+# groups, no capabilities (effective, permitted, inheritable, ambient or in
+# the bounding set).
+as_nobody() {
+	"${AS_NOBODY[@]}" "$@"
+}
+
+# need FILE...: each FILE exists, else one line saying which is missing
+# and how to build it, and a failure (for setup: the test fails; a missing
+# build is never a skip).
+need() {
+	local f
+	for f in "$@"; do
+		[[ -e $f ]] || { echo "no $f: build it first (make test-build)"; return 1; }
+	done
+}
+
+# bpffs_dir NAME: D=/sys/fs/bpf/NAME-N, N the test's number: a fresh, empty
+# directory (mode 0755) of the test on the suite's BPF FS. WATCH (what
+# run_err checks) starts as ($D). Remove it in teardown: rm -rf "$D".
+bpffs_dir() {
+	D=/sys/fs/bpf/$1-$BATS_TEST_NUMBER
+	rm -rf "$D"
+	mkdir -m 0755 "$D"
+	WATCH=("$D")
+}
+
+# work_dir NAME: WORK=$(mktemp -d /tmp/NAME.XXXXXX), searchable by nobody
+# (mode 0755), for test programs that mount BPF FS instances below it.
+work_dir() {
+	WORK=$(mktemp -d "/tmp/$1.XXXXXX")
+	chmod 0755 "$WORK"
+}
+
+# show_run: the last `run`'s status, stdout and stderr, for the test's log
+# (bats prints it when the test fails).
+show_run() {
+	echo "status $status"
+	echo "stdout: ${output-}"
+	echo "stderr: ${stderr-}"
+}
+
+# watched: every path under WATCH (default: $D), with owner and mode, one a
+# line, sorted.
+watched() {
+	local w=("${WATCH[@]-}")
+	[[ -n ${w[0]} ]] || w=("$D")
+	find "${w[@]}" -printf '%p %u %g %m\n' 2>/dev/null | sort
+}
+
+# run_err [-u] WANT ARGS...: a bpftool command that must fail cleanly.
+#   Runs: `$BPFTOOL -j ARGS`, then `$BPFTOOL ARGS`; with -u both as nobody
+#         (as_nobody).
+#   Asserts, failing the test at the first that does not hold:
+#     -j run:    exit status not 0; stderr empty; stdout exactly one JSON
+#                object, {"error": WANT};
+#     plain run: exit status not 0; stdout empty; stderr exactly one line,
+#                "Error: WANT" (the whole line);
+#     each run:  nothing under the paths of WATCH (default: $D) was created,
+#                removed, or changed owner or mode (watched).
+#   Sets: status, output, lines, stderr, stderr_lines of the plain run (bats'
+#         run --separate-stderr).
+run_err() {
+	local who=() want before
+	[[ $1 == -u ]] && { who=(as_nobody); shift; }
+	want=$1
+	shift
+	before=$(watched)
+
+	run --separate-stderr "${who[@]}" "$BPFTOOL" -j "$@"
+	echo "-j: $*"
+	show_run
+	[[ $status != 0 ]]
+	[[ -z $stderr ]]
+	[[ $(jq -c . <<<"$output") == "$(jq -nc --arg e "$want" '{error: $e}')" ]]
+	[[ $(watched) == "$before" ]]
+
+	run --separate-stderr "${who[@]}" "$BPFTOOL" "$@"
+	echo "plain: $*"
+	show_run
+	[[ $status != 0 ]]
+	[[ -z $output ]]
+	[[ ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Error: $want" ]]
+	[[ $(watched) == "$before" ]]
+}
+
+# run_ok [-u] ARGS...: `$BPFTOOL ARGS` (as nobody with -u) exits 0 and
+# prints nothing on stderr. Sets bats' run variables (--separate-stderr).
+run_ok() {
+	local who=()
+	[[ $1 == -u ]] && { who=(as_nobody); shift; }
+	run --separate-stderr "${who[@]}" "$BPFTOOL" "$@"
+	echo "ok: $*"
+	show_run
+	[[ $status == 0 ]]
+	[[ -z $stderr ]]
+}
+
+# kernel_trouble: the lines of the kernel log (since boot, or since the
+# last `dmesg -C`) that report trouble (KERNEL_TROUBLE), at most 20; empty
+# when there is none.
+kernel_trouble() {
+	dmesg | kernel_trouble_lines 20
+}
+
+# test_seed: SEED for a randomized test, from TEST_SEED (to replay a run)
+# or a fresh one; printed to the TAP stream either way, so that every run
+# can be replayed with TEST_SEED=SEED.
+test_seed() {
+	SEED=${TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	echo "# $BATS_TEST_DESCRIPTION: seed $SEED (replay: TEST_SEED=$SEED)" >&3
+}
