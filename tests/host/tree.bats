@@ -45,5 +45,7 @@ setup() {
 }
 
 @test "build/linux is exactly baseline + kernel/patches (nothing unexported)" {
-	"$TOP/scripts/tree.sh" verify
+	run "$TOP/scripts/tree.sh" verify
+	echo "$output"
+	[[ $status == 0 ]]
 }
