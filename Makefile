@@ -147,3 +147,6 @@ clean:
 
 distclean: clean
 	rm -rf $(KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256
+
+# The kernel's BPF selftests as the oracle, token parity, config matrix.
+include $(TOP)/tests/oracle/oracle.mk

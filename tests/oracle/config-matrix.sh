@@ -1,0 +1,197 @@
+#!/bin/bash
+# Build the series in several kernel configurations and compare its warnings
+# with the unpatched tree's in the same configuration.
+#
+#   config-matrix.sh [CONFIG...]      (default: every configuration below)
+#
+# Each configuration is built twice, from the baseline worktree and from the
+# patched one (build/linux's HEAD), both set up by tests/oracle/oracle.sh
+# prepare, into build/oracle/{base,patched}/cm-CONFIG. What is built: the
+# directories whose C files the series changes plus the BPF-heavy ones
+# (CM_DIRS), with `make DIR/`; CM_FULL=1 builds vmlinux instead (the link
+# then also checks that every symbol the series calls exists in that
+# configuration). Without CM_FULL, every symbol that the series' objects
+# newly reference must be defined by an object built in the same run, or be
+# defined in the baseline's objects too (else: "unresolved").
+# Warnings (compiler, objtool, modpost) are compared without line numbers:
+# a configuration passes when the patched build has no warning the baseline
+# lacks and both builds succeed. Prints a table and `N passed, N failed`.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/common.sh"
+ODIR=$TOP/tests/oracle
+OB=$BUILD/oracle
+LOCK=${ORACLE_LOCK:-/tmp/kbuild.lock}
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+export KBUILD_BUILD_TIMESTAMP="Thu, 1 Jan 1970 00:00:00 +0000" KBUILD_BUILD_USER=bpf-token \
+	KBUILD_BUILD_HOST=bpf-token KBUILD_BUILD_VERSION=1
+
+ALL_CONFIGS="test defconfig no-bpf-syscall no-bpf-jit no-cgroup-bpf no-user-ns no-debug-info-btf security i386"
+
+# NAME -> "ARCH BASE-TARGET FRAGMENT-LINES..." (fragments go after
+# kernel/config for the tinyconfig-based ones)
+describe() {
+	case $1 in
+	test) echo "the test kernel: tinyconfig + kernel/config (CONFIG_SECURITY=n)" ;;
+	defconfig) echo "x86_64 defconfig" ;;
+	no-bpf-syscall) echo "test config, CONFIG_BPF_SYSCALL=n" ;;
+	no-bpf-jit) echo "test config, CONFIG_BPF_JIT=n" ;;
+	no-cgroup-bpf) echo "test config, CONFIG_CGROUP_BPF=n" ;;
+	no-user-ns) echo "test config, CONFIG_USER_NS=n" ;;
+	no-debug-info-btf) echo "test config, CONFIG_DEBUG_INFO_BTF=n" ;;
+	security) echo "test config + CONFIG_SECURITY=y, CONFIG_BPF_LSM=y" ;;
+	i386) echo "i386_defconfig + CONFIG_BPF_SYSCALL=y, CONFIG_BPF_JIT=y" ;;
+	*) return 1 ;;
+	esac
+}
+
+# The .config of configuration $1 in $2.
+configure() {
+	local cfg=$1 kobj=$2 src=$3 arch=x86_64 base=tinyconfig frag=$2/cm-fragment
+	: >"$frag"
+	case $cfg in
+	defconfig) base=defconfig ;;
+	i386) arch=i386 base=i386_defconfig ;;
+	*) cat "$TOP/kernel/config" >"$frag" ;;
+	esac
+	case $cfg in
+	no-bpf-syscall) printf '# CONFIG_BPF_SYSCALL is not set\n' >>"$frag" ;;
+	no-bpf-jit) printf '# CONFIG_BPF_JIT is not set\n# CONFIG_BPF_JIT_ALWAYS_ON is not set\n' >>"$frag" ;;
+	no-cgroup-bpf) printf '# CONFIG_CGROUP_BPF is not set\n' >>"$frag" ;;
+	no-user-ns) printf '# CONFIG_USER_NS is not set\n' >>"$frag" ;;
+	no-debug-info-btf) printf '# CONFIG_DEBUG_INFO_BTF is not set\n' >>"$frag" ;;
+	security) printf 'CONFIG_SECURITY=y\nCONFIG_BPF_LSM=y\nCONFIG_LSM="bpf"\n' >>"$frag" ;;
+	i386) printf '# CONFIG_64BIT is not set\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >>"$frag" ;;
+	defconfig) printf 'CONFIG_BPF_SYSCALL=y\n' >>"$frag" ;;
+	esac
+	echo "$arch" >"$kobj/cm-arch"
+	make -s -C "$src" O="$kobj" ARCH="$arch" "$base" >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$kobj" "$kobj/.config" "$frag" >"$kobj/cm-merge.log" 2>&1
+	make -s -C "$src" O="$kobj" ARCH="$arch" olddefconfig >/dev/null
+	# what the row claims must hold
+	local line sym bad=0
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$kobj/.config" || { echo "  $cfg: wanted $line" >&2; bad=1; } ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			! grep -q "^$sym=" "$kobj/.config" || { echo "  $cfg: wanted $line" >&2; bad=1; } ;;
+		esac
+	done <"$frag"
+	return $bad
+}
+
+# Directories to build: where the series changes C files, plus CM_DIRS.
+dirs_for() {
+	local base patched
+	base=$(git -C "$KSRC" rev-parse 'baseline^{commit}')
+	patched=$(cat "$OB/patched/rev")
+	{
+		git -C "$KSRC" diff --name-only "$base" "$patched" -- '*.c' ':!tools' ':!samples' ':!Documentation' |
+			xargs -r -n1 dirname
+		tr ' ' '\n' <<<"${CM_DIRS:-kernel/bpf kernel/trace kernel/events kernel/cgroup net/core net/ipv4 net/sched net/xdp security}"
+	} | sed '/^$/d' | sort -u
+}
+
+# Build one tree in one configuration; warnings to $kobj/cm-warnings.
+build_one() {
+	local cfg=$1 tree=$2 src=$OB/$2/linux kobj=$OB/$2/cm-$1 arch rc=0 targets
+	mkdir -p "$kobj"
+	configure "$cfg" "$kobj" "$src" || return 3
+	arch=$(cat "$kobj/cm-arch")
+	if [[ ${CM_FULL:-0} == 1 ]]; then
+		targets=vmlinux
+	else
+		targets=$(dirs_for | sed 's|$|/|' | tr '\n' ' ')
+	fi
+	echo "$targets" >"$kobj/cm-targets"
+	# Objects of the directories are compiled again (a warning is printed
+	# only when its object is compiled; ccache replays the warnings of a
+	# hit), then the build.
+	local d
+	for d in $targets; do
+		[[ $d == vmlinux ]] && d=.
+		[[ ! -d $kobj/$d ]] || find "$kobj/$d" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
+	done
+	# shellcheck disable=SC2086
+	nice -n 19 flock "$LOCK" make -C "$src" O="$kobj" ARCH="$arch" CC="ccache gcc" HOSTCC=gcc \
+		-k -j"$JOBS" KBUILD_MODPOST_WARN=1 $targets >"$kobj/cm-build.log" 2>&1 || rc=$?
+	# file: warning: text [-Wflag], without line and column; objtool and
+	# modpost lines as they are, without the object's directory
+	grep -aE '(warning|error):|^WARNING:|objtool:' "$kobj/cm-build.log" |
+		sed -E -e "s|$src/||g" -e 's|^([^ :]+):[0-9]+:[0-9]+:|\1:|' -e 's|^([^ :]+):[0-9]+:|\1:|' \
+			-e 's|\+0x[0-9a-f]+||g' |
+		sort >"$kobj/cm-warnings" || true
+	find "$kobj" -name '*.o' ! -name '*.mod.o' ! -name 'built-in.a' ! -path '*/scripts/*' ! -path '*/tools/*' \
+		-print0 2>/dev/null >"$kobj/cm-objs" || true
+	return $rc
+}
+
+symbols() { # symbols KOBJ TYPE: u = undefined, d = defined (global)
+	local kobj=$1
+	xargs -0 -r nm -A <"$kobj/cm-objs" 2>/dev/null |
+		awk -v t="$2" '{ s = $NF; k = $(NF-1) } NF >= 2 && ((t == "u" && k == "U") || (t == "d" && k ~ /^[TDRBW]$/ )) { print s }' |
+		sort -u
+}
+
+check_config() {
+	local cfg=$1 t0 rcb=0 rcp=0 verdict newwarn unresolved=""
+	t0=$(date +%s)
+	build_one "$cfg" base || rcb=$?
+	build_one "$cfg" patched || rcp=$?
+	local kb=$OB/base/cm-$cfg kp=$OB/patched/cm-$cfg
+	newwarn=$(comm -13 <(sort -u "$kb/cm-warnings") <(sort -u "$kp/cm-warnings") || true)
+	if [[ ${CM_FULL:-0} != 1 && $rcp == 0 ]]; then
+		# symbols the series' objects newly need, that nothing built defines
+		unresolved=$(comm -23 <(comm -13 <(symbols "$kb" u) <(symbols "$kp" u)) <(symbols "$kp" d) |
+			grep -vxF -f <(symbols "$kb" d) | grep -vE '^(__|\.)' || true)
+	fi
+	local secs=$(($(date +%s) - t0)) nw=0
+	[[ -z $newwarn ]] || nw=$(wc -l <<<"$newwarn")
+	if [[ $rcp == 3 || $rcb == 3 ]]; then
+		verdict="config did not stick"
+	elif [[ $rcp != 0 && $rcb == 0 ]]; then
+		verdict="BUILD FAILS"
+	elif [[ $rcp != 0 ]]; then
+		verdict="both builds fail"
+	elif [[ $nw != 0 ]]; then
+		verdict="$nw new warning(s)"
+	elif [[ -n $unresolved ]]; then
+		verdict="unresolved: $(tr '\n' ' ' <<<"$unresolved")"
+	else
+		verdict=ok
+	fi
+	printf '%s\t%s\t%s\t%s\n' "$cfg" "$verdict" "$secs" "$(wc -w <"$kp/cm-targets") dirs" >>"$OB/cm-table"
+	if [[ $nw != 0 ]]; then
+		echo "---- $cfg: warnings new with the series ----"
+		echo "$newwarn"
+	fi
+	if [[ $rcp != 0 ]]; then
+		echo "---- $cfg: patched build errors ----"
+		grep -a -m20 -E 'error:|Error [0-9]' "$kp/cm-build.log" || true
+	fi
+}
+
+configs=${*:-$ALL_CONFIGS}
+for c in $configs; do
+	describe "$c" >/dev/null || die "unknown configuration '$c' (one of: $ALL_CONFIGS)"
+done
+"$ODIR/oracle.sh" prepare base >/dev/null
+"$ODIR/oracle.sh" prepare patched >/dev/null
+: >"$OB/cm-table"
+T0=$(date +%s)
+for c in $configs; do
+	log "config-matrix: $c: $(describe "$c")"
+	check_config "$c"
+done
+echo
+printf '%-18s %-8s %s\n' config time result
+pass=0 fail=0
+while IFS=$'\t' read -r c verdict secs what; do
+	printf '%-18s %-8s %s (%s; %s)\n' "$c" "${secs}s" "$verdict" "$(describe "$c")" \
+		"$([[ ${CM_FULL:-0} == 1 ]] && echo vmlinux || echo "$what")"
+	if [[ $verdict == ok ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done <"$OB/cm-table"
+echo "config-matrix: $(($(date +%s) - T0)) s in all"
+echo "$pass passed, $fail failed"
+[[ $fail == 0 ]]
