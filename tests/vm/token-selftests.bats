@@ -5,10 +5,15 @@
 # per subtest. Each subtest drops its privileges itself (effective
 # capabilities, and a forked child as uid 65534 without capabilities).
 
-BIN=${BUILD:-${TOP:-$PWD}/build}/selftests/test_token
+load lib
+
+BIN=$BUILD/selftests/test_token
+
+setup() {
+	need "$BIN"
+}
 
 run_subtest() {
-	[ -x "$BIN" ] || { echo "missing $BIN: run 'make test-build'"; return 1; }
 	run "$BIN" -t "token/$1"
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
@@ -20,7 +25,6 @@ run_subtest() {
 }
 
 @test "selftests token: this file runs every subtest of test_token" {
-	[ -x "$BIN" ]
 	run "$BIN" -l
 	[ "$status" -eq 0 ]
 	diff <(printf '%s\n' "$output") \
@@ -57,3 +61,6 @@ run_subtest() {
 @test "token/token_accounting" { run_subtest token_accounting; }
 @test "token/prog_token_offload" { run_subtest prog_token_offload; }
 @test "token/btf_get_fd_by_id_token" { run_subtest btf_get_fd_by_id_token; }
+@test "token/token_cgroup_scope" { run_subtest token_cgroup_scope; }
+@test "token/prog_token_attach_type" { run_subtest prog_token_attach_type; }
+@test "token/token_attach_scope" { run_subtest token_attach_scope; }
