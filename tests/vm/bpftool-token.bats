@@ -1,76 +1,48 @@
 #!/usr/bin/env bats
-# bpftool token on the patched kernel: create from lists, show/list in plain
-# and JSON, a token derived by an unprivileged user, several BPF FS mounts,
-# and the bad-input matrix. Runs inside the VM as root (scripts/run-tests.sh
-# vm), BPF FS at /sys/fs/bpf, from the project directory.
+# The bpftool token subcommands on the patched kernel: create (from lists,
+# derived from a parent, by an unprivileged user), show and list (plain and
+# JSON, across BPF FS mounts, as a user), the depth, counters and revoked
+# state that show prints, revoke, and the bad-input matrix. Binding to a
+# user namespace: token-userns.bats; needs and create ... object:
+# bpftool-token-needs.bats; using a token with prog load and map create:
+# prog-load-token.bats.
+#
+# Each test works in its own directory $D of the BPF FS (root's, 0755),
+# with $U=$D/u (0777) where nobody pins; $WORK is a directory of its own
+# under /tmp (0755).
 
-bats_require_minimum_version 1.5.0
+load lib
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BPFTOOL=${BPFTOOL:-$TOP/build/bpftool/bpftool}
-	# Every test works in its own directory of the BPF FS
-	D=/sys/fs/bpf/bpftool-token-$BATS_TEST_NUMBER
-	rm -rf "$D"
-	mkdir "$D"
-	M2=
+	bpffs_dir bpftool-token
+	U=$D/u
+	mkdir -m 0777 "$U"
+	work_dir bpftool-token
+	WATCH+=("$WORK")
+	MNTS=()
+	PIDS=()
 }
 
 teardown() {
+	local p m
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
 	rm -rf "$D"
-	if [[ -n $M2 ]]; then
-		umount "$M2" || true
-		rmdir "$M2" || true
-	fi
+	for m in "${MNTS[@]}"; do
+		umount "$m" || true
+		rmdir "$m" || true
+	done
+	rm -rf "$WORK"
 }
 
-# Drop to nobody with no capabilities at all.
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
-}
-
-# Everything below the directories the tests write to, with owners and modes.
-snapshot() {
-	find "$D" ${M2:+"$M2"} /tmp/bpftool-token-* -printf '%p %u %m\n' 2>/dev/null | sort
-}
-
-# run_err [-u] WANT ARGS...: bpftool ARGS (as nobody with -u) fails with
-# exactly one line on stderr, "Error: WANT...", and nothing on stdout; with -j,
-# one JSON object {"error": "WANT..."} on stdout and nothing on stderr. Nothing
-# is created, removed or changed in the test directories.
-run_err() {
-	local who=() want before
-	[[ $1 == -u ]] && { who=(as_nobody); shift; }
-	want=$1
-	shift
-	before=$(snapshot)
-
-	run --separate-stderr "${who[@]}" "$BPFTOOL" "$@"
-	echo "plain: status $status, stdout '$output', stderr '$stderr'"
-	[[ $status != 0 ]]
-	[[ -z $output ]]
-	[[ ${#stderr_lines[@]} == 1 ]]
-	[[ $stderr == "Error: $want"* ]]
-	[[ $(snapshot) == "$before" ]]
-
-	run --separate-stderr "${who[@]}" "$BPFTOOL" -j "$@"
-	echo "json: status $status, stdout '$output', stderr '$stderr'"
-	[[ $status != 0 ]]
-	[[ -z $stderr ]]
-	[[ $(jq -c 'keys' <<<"$output") == '["error"]' ]]
-	[[ $(jq -r .error <<<"$output") == "$want"* ]]
-	[[ $(snapshot) == "$before" ]]
-}
-
-# run_ok [-u] ARGS...: bpftool ARGS succeeds and prints nothing on stderr.
-run_ok() {
-	local who=()
-	[[ $1 == -u ]] && { who=(as_nobody); shift; }
-	run --separate-stderr "${who[@]}" "$BPFTOOL" "$@"
-	echo "status $status, stdout '$output', stderr '$stderr'"
-	[[ $status == 0 ]]
-	[[ -z $stderr ]]
+# bpffs_mount: M, a fresh BPF FS instance mounted on a new directory under
+# /tmp (unmounted by teardown); run_err watches it too.
+bpffs_mount() {
+	M=$(mktemp -d /tmp/bpftool-token-mnt.XXXXXX)
+	mount -t bpf bpf "$M"
+	MNTS+=("$M")
+	WATCH+=("$M")
 }
 
 # plain PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of token
@@ -177,19 +149,18 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 }
 
 @test "token list: across two BPF FS mounts" {
-	M2=$(mktemp -d /tmp/bpftool-token-mnt.XXXXXX)
-	mount -t bpf bpf "$M2"
+	bpffs_mount
 	run_ok token create "$D/one" cmds map_create
-	run_ok token create "$M2/two" cmds prog_load maps any
+	run_ok token create "$M/two" cmds prog_load maps any
 
 	run_ok -j token list
-	[[ $(jq -c --arg d "$D/" --arg m "$M2/" \
+	[[ $(jq -c --arg d "$D/" --arg m "$M/" \
 		'[.[] | select((.pinned | startswith($d)) or (.pinned | startswith($m))) | [.pinned, .allowed_cmds, .allowed_maps]] | sort' <<<"$output") == \
-		"$(jq -nc --arg a "$D/one" --arg b "$M2/two" '[[$a, ["map_create"], []], [$b, ["prog_load"], ["any"]]] | sort')" ]]
+		"$(jq -nc --arg a "$D/one" --arg b "$M/two" '[[$a, ["map_create"], []], [$b, ["prog_load"], ["any"]]] | sort')" ]]
 
 	run_ok token list
 	[[ $output == *"$D/one"$'\n\tallowed_cmds: map_create'* ]]
-	[[ $output == *"$M2/two"$'\n\tallowed_cmds: prog_load\n\tallowed_maps: any'* ]]
+	[[ $output == *"$M/two"$'\n\tallowed_cmds: prog_load\n\tallowed_maps: any'* ]]
 }
 
 @test "token list as a user: unreadable directories and tokens are skipped" {
@@ -222,7 +193,6 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	run_ok token create "$D/parent" cmds token_create,map_create,prog_load,btf_load \
 		maps array,hash progs xdp,socket_filter attach xdp
 	chmod 0666 "$D/parent"
-	mkdir -m 0777 "$D/u"
 
 	run_ok -u token create "$D/u/child" token "$D/parent" cmds map_create maps array
 	[[ -z $output ]]
@@ -244,7 +214,6 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 @test "token create by an unprivileged user: refused beyond the parent, or without one" {
 	run_ok token create "$D/parent" cmds token_create,map_create maps array
 	chmod 0666 "$D/parent"
-	mkdir -m 0777 "$D/u"
 
 	want="can't create token $D/u/t: parent token $D/parent does not allow token_create or everything requested"
 	run_err -u "$want" token create "$D/u/t" token "$D/parent" cmds map_create maps stack
@@ -256,7 +225,7 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 		token create "$D/u/t" cmds map_create
 	# a parent the user can't open, or can only read: deriving uses it
 	chmod 0600 "$D/parent"
-	run_err -u "can't open token $D/parent: Permission denied" \
+	run_err -u "can't open token $D/parent: Permission denied (using a token needs read and write permission on it)" \
 		token create "$D/u/t" token "$D/parent" cmds map_create
 	chmod 0644 "$D/parent"
 	run_err -u "can't open token $D/parent: Permission denied (using a token needs read and write permission on it)" \
@@ -270,7 +239,7 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 @test "token create and show: the bad-input matrix" {
 	run_ok token create "$D/tok" cmds map_create
 	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name tokmap
-	mkdir -p /tmp/bpftool-token-x
+	mkdir "$WORK/x"
 
 	# unknown names
 	run_err "unknown command 'prog_lod' (see 'bpftool token help')" token create "$D/t" cmds prog_lod
@@ -279,23 +248,23 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	run_err "unknown attach type 'BPF_PROG_TYPE_XDP' (see 'bpftool token help')" \
 		token create "$D/t" attach BPF_PROG_TYPE_XDP
 	# an empty list, a trailing separator
-	run_err "empty map type list" token create "$D/t" cmds map_create maps ''
-	run_err "empty command name in 'map_create,'" token create "$D/t" cmds map_create,
+	run_err "empty map type list (see 'bpftool token help')" token create "$D/t" cmds map_create maps ''
+	run_err "empty command name in 'map_create,' (see 'bpftool token help')" token create "$D/t" cmds map_create,
 	# a missing PATH
-	run_err "missing PATH for the new token" token create
+	run_err "missing PATH for the new token (see 'bpftool token help')" token create
 	# an existing PATH: a token, another object
 	run_err "can't pin token at $D/tok: file exists" token create "$D/tok" cmds any
 	run_err "can't pin token at $D/map: file exists" token create "$D/map" cmds any
 	# a PATH that is not on BPF FS
-	run_err "can't pin token at /tmp/bpftool-token-x/t: not a BPF FS" \
-		token create /tmp/bpftool-token-x/t cmds any
+	run_err "can't pin token at $WORK/x/t: not a BPF FS" \
+		token create $WORK/x/t cmds any
 	run_err "can't pin token at $D/none/t: parent directory does not exist" \
 		token create "$D/none/t" cmds any
 	# a PATH that is not a token: for show, and as PARENT
 	run_err "$D/map is not a BPF token" token show "$D/map"
 	run_err "$D is not a BPF token" token show "$D"
 	run_err "can't open token $D/nothing: No such file or directory" token show "$D/nothing"
-	run_err "can't open token /tmp/bpftool-token-x: not a BPF FS" token show /tmp/bpftool-token-x
+	run_err "can't open token $WORK/x: not a BPF FS" token show $WORK/x
 	run_err "$D/map is not a BPF token" token create "$D/t" token "$D/map" cmds any
 	run_err "can't open token $D/nothing: No such file or directory" \
 		token create "$D/t" token "$D/nothing" cmds any
@@ -308,24 +277,136 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ ${lines[1]} == $'\tallowed_cmds: map_create' ]]
 }
 
-@test "map create and prog load: token TOKEN" {
-	run_ok token create "$D/tok" cmds map_create maps array
-	chmod 0666 "$D/tok"
-	mkdir -m 0777 "$D/u"
-	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name tokmap
+@test "show: depth of derived tokens; derivation is bounded, and stays on the parent's BPF FS" {
+	local prev=$D/l0 lvl
+	run_ok token create "$D/l0" cmds token_create,map_create maps array
+	chmod 0666 "$D/l0"
+	for lvl in $(seq 1 8); do
+		run_ok -u token create "$U/l$lvl" token "$prev" cmds token_create,map_create maps array
+		chmod 0666 "$U/l$lvl"
+		prev=$U/l$lvl
+	done
+	run_ok -j token show "$U/l2"
+	[[ $(jq -r '.[0].depth' <<<"$output") == 2 ]]
+	run_ok token show "$U/l8"
+	[[ $output == *$'\n\tdepth: 8'* ]]
+	run_ok token show "$D/l0"
+	[[ $output != *depth* ]]
+	# beyond the kernel's limit of 8
+	run_err -u "can't create token $U/l9: parent token $U/l8 is derived too many times already" \
+		token create "$U/l9" token "$U/l8" cmds token_create
 
-	# a user without capabilities creates an array map through the token
-	run_ok -u map create "$D/u/m" type array key 4 value 8 entries 2 name um token "$D/tok"
-	run_ok -j map show pinned "$D/u/m"
-	[[ $(jq -r '.type + " " + .name' <<<"$output") == "array um" ]]
-	# but not a hash map, which the token does not allow
-	run_err -u "token $D/tok does not allow map type hash (map 'uh')" \
-		map create "$D/u/h" type hash key 4 value 8 entries 2 name uh token "$D/tok"
+	# another BPF FS instance
+	bpffs_mount
+	run_err "can't pin token at $M/t: not on the BPF FS of parent token $D/l0" \
+		token create "$M/t" token "$D/l0" cmds map_create
+}
 
-	# TOKEN must be a token
-	run_err "$D/map is not a BPF token" map create "$D/u/m2" type array key 4 value 8 \
-		entries 2 name um token "$D/map"
-	run_err "token already specified" map create "$D/u/m2" type array key 4 value 8 \
-		entries 2 name um token "$D/tok" token "$D/tok"
-	run_err "$D/map is not a BPF token" prog load /dev/null "$D/u/p" token "$D/map"
+@test "revoke: the pin goes, the token and its descendants allow nothing, maps made keep working" {
+	run_ok token create "$D/p" cmds token_create,map_create maps array
+	chmod 0666 "$D/p"
+	run_ok -u token create "$U/c" token "$D/p" cmds token_create,map_create maps array
+	chmod 0666 "$U/c"
+	run_ok -u token create "$U/g" token "$U/c" cmds map_create maps array
+	chmod 0666 "$U/g"
+	run_ok -u map create "$U/m" type array key 4 value 4 entries 1 name m token "$U/g"
+
+	run_ok token revoke "$D/p"
+	[[ -z $output ]]
+	[[ ! -e $D/p ]]
+	# the descendants show it, plain and JSON
+	run_ok token show "$U/g"
+	[[ ${lines[-1]} == $'\trevoked' ]]
+	run_ok -j token show "$U/c"
+	[[ $(jq -c '.[0] | [.revoked, .depth]' <<<"$output") == '[true,1]' ]]
+	run_ok -j token list
+	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | [.pinned, .revoked]]' <<<"$output") == \
+		"[[\"$U/c\",true],[\"$U/g\",true]]" ]]
+	# nobody can't use them any more: bpftool says so before asking the kernel
+	run_err -u "token $U/g is revoked" map create "$U/m2" type array key 4 value 4 entries 1 \
+		name m2 token "$U/g"
+	run_err -u "token $U/c is revoked" prog load "$PROGS/xdp_token.bpf.o" "$U/p" token "$U/c"
+	# root is warned, and creates the map with its own capabilities
+	run --separate-stderr "$BPFTOOL" map create "$D/m3" type array key 4 value 4 entries 1 \
+		name m3 token "$U/g"
+	[[ $status == 0 && $stderr == "Warning: token $U/g is revoked" ]]
+	# the map made through it keeps working
+	as_nobody "$BPFTOOL" map update pinned "$U/m" key 0 0 0 0 value 1 2 3 4
+	run as_nobody "$BPFTOOL" -j map lookup pinned "$U/m" key 0 0 0 0
+	[[ $(jq -c .value <<<"$output") == '["0x01","0x02","0x03","0x04"]' ]]
+	# revoking a revoked descendant removes its pin too, -j prints null
+	run_ok -j token revoke "$U/g"
+	[[ $output == null && ! -e $U/g ]]
+}
+
+@test "revoke: anything but a token is refused and left in place" {
+	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name notatoken
+	mkdir "$D/dir"
+	touch "$WORK/file"
+	run_err "$D/map is not a BPF token" token revoke "$D/map"
+	run_err "$D/dir is not a BPF token" token revoke "$D/dir"
+	run_err "can't open token $D/none: No such file or directory" token revoke "$D/none"
+	run_err "can't open token $WORK/file: not a BPF FS" token revoke "$WORK/file"
+	[[ -e $D/map && -d $D/dir && -f $WORK/file ]]
+	# a token in a directory nobody can't write to: refused, still there
+	run_ok token create "$D/t" cmds map_create
+	chmod 0644 "$D/t"
+	run_err -u "can't revoke token $D/t: Permission denied" token revoke "$D/t"
+	# a token nobody can't even read: can't be checked
+	chmod 0600 "$D/t"
+	run_err -u "can't open token $D/t: Permission denied" token revoke "$D/t"
+	[[ -e $D/t ]]
+	# nobody revokes its own, derived one
+	chmod 0666 "$D/t"
+	"$BPFTOOL" token create "$D/p" cmds token_create,map_create
+	chmod 0666 "$D/p"
+	run_ok -u token create "$U/mine" token "$D/p" cmds map_create
+	run_ok -u token revoke "$U/mine"
+	[[ ! -e $U/mine ]]
+}
+
+@test "show: exact counters after a mix of allowed and denied uses" {
+	run_ok token create "$D/t" cmds map_create,token_create maps array
+	chmod 0666 "$D/t"
+	[[ $(token_uses "$D/t") == "0 0 0 0 0" ]]
+
+	# two array maps by nobody: allowed, counted
+	run_ok -u map create "$U/a1" type array key 4 value 4 entries 1 name a1 token "$D/t"
+	run_ok -u map create "$U/a2" type array key 4 value 4 entries 1 name a2 token "$D/t"
+	# a hash map by nobody: bpftool refuses it, the kernel never sees it
+	run_err -u "token $D/t does not allow map type hash (map 'h1')" \
+		map create "$U/h1" type hash key 4 value 4 entries 1 name h1 token "$D/t"
+	[[ $(token_uses "$D/t") == "2 0 0 0 0" ]]
+	# a hash map by root, with the token: denied by the token, made with
+	# root's capabilities
+	run --separate-stderr "$BPFTOOL" map create "$D/h2" type hash key 4 value 4 entries 1 \
+		name h2 token "$D/t"
+	[[ $status == 0 && $stderr == "Warning: token $D/t does not allow map type hash (map 'h2')" ]]
+	[[ $(token_uses "$D/t") == "2 0 0 0 1" ]]
+	# a derived token: counted; one asking for more: denied (twice: run_err
+	# runs the command with -j, then plain)
+	run_ok -u token create "$U/c" token "$D/t" cmds map_create maps array
+	run_err -u "can't create token $U/c2: parent token $D/t does not allow token_create or everything requested" \
+		token create "$U/c2" token "$D/t" cmds map_create maps hash
+	[[ $(token_uses "$D/t") == "2 0 0 1 3" ]]
+	# the derived token counts its own uses
+	chmod 0666 "$U/c"
+	run_ok -u map create "$U/a3" type array key 4 value 4 entries 1 name a3 token "$U/c"
+	[[ $(token_uses "$U/c") == "1 0 0 0 0" ]]
+	[[ $(token_uses "$D/t") == "2 0 0 1 3" ]]
+
+	# A libbpf object load by nobody, through a token that allows exactly
+	# what xdp_token.bpf.o needs: its map, its BTF and its program; and
+	# libbpf's feature probes, made with the token: 8 BTF probes (BTF,
+	# func, global func, datasec, float, decl_tag, type_tag, enum64) are
+	# allowed, the program name and memcg probes (socket filter and
+	# cgroup_skb programs) are denied.
+	run_ok token create "$D/x" object "$PROGS/xdp_token.bpf.o"
+	chmod 0666 "$D/x"
+	run_ok -u prog load "$PROGS/xdp_token.bpf.o" "$U/p" token "$D/x"
+	[[ $(token_uses "$D/x") == "1 9 1 0 2" ]]
+	# refused by bpftool: nothing changes
+	run_err -u "token $D/x does not allow map type stack (map 'token_stack')" \
+		prog load "$PROGS/xdp_stack.bpf.o" "$U/p2" token "$D/x"
+	[[ $(token_uses "$D/x") == "1 9 1 0 2" ]]
 }

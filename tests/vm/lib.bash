@@ -10,6 +10,8 @@
 # and always:
 #   PROGS                 build/progs (tests/progs/*.bpf.o)
 #   NOBODY                65534: the unprivileged user of the tests
+#   DEBIAN_BPF            where Debian's xdp-tools and libxdp1 put their BPF
+#                         objects
 #   AS_NOBODY             the command prefix of as_nobody, for a background
 #                         process whose $! must be the command itself
 #   KERNEL_TROUBLE        what counts as trouble in the kernel log (an ERE,
@@ -29,6 +31,7 @@ BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
 TEST_BIN=${TEST_BIN:-$BUILD/tests}
 PROGS=$BUILD/progs
 NOBODY=65534
+DEBIAN_BPF=/usr/lib/x86_64-linux-gnu/bpf
 AS_NOBODY=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups --inh-caps=-all
 	--bounding-set=-all --)
 
@@ -132,6 +135,28 @@ run_ok() {
 	show_run
 	[[ $status == 0 ]]
 	[[ -z $stderr ]]
+}
+
+# token_uses PATH: the counters of the token pinned at PATH as one line,
+# "MAP_CREATE BTF_LOAD PROG_LOAD TOKEN_CREATE DENIALS", from `bpftool -j
+# token show`; fails when the plain output does not say the same.
+token_uses() {
+	local json plain want m b p t d
+	json=$("$BPFTOOL" -j token show "$1") || return 1
+	want=$(jq -r '.[0] | "\(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) \(.uses.token_create) \(.denials)"' <<<"$json")
+	plain=$("$BPFTOOL" token show "$1") || return 1
+	read -r m b p t d <<<"$want"
+	grep -qx $'\t'"uses: map_create $m btf_load $b prog_load $p token_create $t" <<<"$plain" ||
+		{ echo "plain output disagrees with JSON ($want): $plain" >&2; return 1; }
+	grep -qx $'\t'"denials: $d" <<<"$plain" ||
+		{ echo "plain output disagrees with JSON ($want): $plain" >&2; return 1; }
+	echo "$want"
+}
+
+# corpus_objects: the BPF objects that the bpftool tests load: the
+# project's (build/progs/*.bpf.o) and Debian's XDP dispatcher and filters.
+corpus_objects() {
+	ls "$PROGS"/*.bpf.o "$DEBIAN_BPF"/xdp-dispatcher.o "$DEBIAN_BPF"/xdpfilt_*.o
 }
 
 # kernel_trouble: the lines of the kernel log (since boot, or since the

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # bpftool prog load / loadall and map create through a BPF token, by an
 # unprivileged user (uid 65534, no groups, no capabilities), with the
-# clang-compiled objects of tests/progs. Runs inside the VM as root
-# (scripts/run-tests.sh vm), BPF FS at /sys/fs/bpf, from the project directory.
+# clang-compiled objects of tests/progs; what bpftool says when a token
+# lacks something, and a token that can only be read.
 #
 # Layout of each test: $D (root's, 0755) holds the tokens, created by root
 # with `bpftool token create` and made usable by everyone (0666: using a
@@ -13,31 +13,19 @@
 # loading: nobody gets one error naming what is missing and bpftool does not
 # attempt the load; root gets the same text as a warning and loads.
 
-bats_require_minimum_version 1.5.0
+load lib
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
-	PROGS=$BUILD/progs
 	OBJ=$PROGS/xdp_token.bpf.o
-	D=/sys/fs/bpf/prog-load-token-$BATS_TEST_NUMBER
+	need "$OBJ"
+	bpffs_dir prog-load-token
 	P=$D/pin
-	rm -rf "$D"
-	mkdir -m 0755 "$D"
 	mkdir -m 0755 "$P"
-	chown 65534:65534 "$P"
-	[[ -f $OBJ ]] || { echo "no $OBJ: build the tests (make test-build)"; return 1; }
+	chown $NOBODY:$NOBODY "$P"
 }
 
 teardown() {
 	rm -rf "$D"
-}
-
-# Drop to nobody with no capabilities at all.
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
 }
 
 # The sets xdp_token.bpf.o needs, exactly
@@ -77,9 +65,7 @@ load_as_nobody() {
 	done
 	shift
 	run --separate-stderr as_nobody env "${envs[@]}" "$BPFTOOL" prog load "$@"
-	echo "status $status"
-	echo "stdout: $output"
-	echo "stderr: $stderr"
+	show_run
 }
 
 # check_loaded: $P/prog and $P/maps/token_stats are the program and map of
@@ -248,23 +234,79 @@ refused() {
 	[[ $stderr != *"using BPF token"* ]]
 }
 
-@test "prog load: a map or prog type the token does not allow (xdp_stack, sockfilter)" {
+@test "prog load: a token refuses the map and program types it lacks, naming each; tokens made for objects" {
+	local b missing want
 	full_token
 	load_as_nobody -- "$PROGS/xdp_stack.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
 	refused "token $D/full does not allow map type stack (map 'token_stack')"
 	load_as_nobody -- "$PROGS/sockfilter.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
 	refused "token $D/full does not allow program type socket_filter (program 'sockfilter_prog'), attach type cgroup_inet_ingress (program 'sockfilter_prog')"
+
+	# tokens made for objects (token create ... object): one for
+	# xdp_token.bpf.o refuses another object that needs more
+	run_ok token create "$D/xdp" object "$PROGS/xdp_token.bpf.o"
+	chmod 0666 "$D/xdp"
+	run_ok token create "$D/both" object "$PROGS/xdp_token.bpf.o" object "$PROGS/sockfilter.bpf.o"
+	chmod 0666 "$D/both"
+	run_err -u "token $D/xdp does not allow program type socket_filter (program 'sockfilter_prog'), attach type cgroup_inet_ingress (program 'sockfilter_prog')" \
+		prog load "$PROGS/sockfilter.bpf.o" "$P/s" token "$D/xdp"
+	run_ok -u prog load "$PROGS/sockfilter.bpf.o" "$P/s" token "$D/both"
+	run_ok -u prog load "$PROGS/xdp_token.bpf.o" "$P/x" token "$D/both"
+	# and nothing else: a hash map, a stack
+	run_err -u "token $D/both does not allow map type hash (map 'h')" \
+		map create "$P/h" type hash key 4 value 4 entries 1 name h token "$D/both"
+	run_err -u "token $D/both does not allow map type stack (map 'token_stack')" \
+		prog load "$PROGS/xdp_stack.bpf.o" "$P/st" token "$D/both"
+
+	# every object of the corpus against the token of xdp_token.bpf.o: the
+	# error names each command and type it lacks
+	for b in $(corpus_objects); do
+		missing=$("$BPFTOOL" -j token needs "$b" | jq -r --argjson have \
+			"$("$BPFTOOL" -j token show "$D/xdp" | jq -c '.[0]')" '
+			[("command", "map type", "program type", "attach type") as $w |
+			 {"command": "allowed_cmds", "map type": "allowed_maps",
+			  "program type": "allowed_progs", "attach type": "allowed_attachs"}[$w] as $k |
+			 .[$k][] as $n | select(($have[$k] | index($n)) == null) | "\($w) \($n) ("] | .[]')
+		run --separate-stderr as_nobody "$BPFTOOL" prog loadall "$b" "$P/all" token "$D/xdp"
+		echo "== $b: status $status, stderr '$stderr', missing: $missing"
+		if [[ -z $missing ]]; then
+			[[ $stderr != *"does not allow"* ]]
+			rm -rf "$P/all"
+			continue
+		fi
+		# libbpf may say things while opening the object, then bpftool's
+		# error is the only one and the last line
+		[[ $status != 0 ]]
+		[[ $(grep -c '^Error: ' <<<"$stderr") == 1 ]]
+		[[ ${stderr_lines[-1]} == "Error: token $D/xdp does not allow "* ]]
+		while read -r want; do
+			[[ $stderr == *"$want"* ]] || { echo "'$want' not named"; false; }
+		done <<<"$missing"
+		[[ ! -e $P/all ]]
+	done
 }
 
-@test "prog load: a token nobody can only read is not used" {
+@test "a token nobody can only read: show, list and needs work, using it is refused" {
+	local rw="can't open token $D/full: Permission denied (using a token needs read and write permission on it)"
 	full_token
 	chmod 0644 "$D/full"
-	load_as_nobody -- "$OBJ" "$P/prog" token "$D/full" pinmaps "$P/maps"
-	refused "can't open token $D/full: Permission denied (using a token needs read and write permission on it)"
+	# nobody sees it: show and list open it read-only
+	run_ok -u token show "$D/full"
+	[[ ${lines[0]} == "$D/full" ]]
+	run_ok -u -j token list
+	[[ $(jq -r --arg p "$D/full" '[.[] | select(.pinned == $p)] | length' <<<"$output") == 1 ]]
+	run_ok -u token needs "$OBJ"
+	# but can't use it: bpftool refuses before loading
+	run_err -u "$rw" prog load "$OBJ" "$P/prog" token "$D/full" pinmaps "$P/maps"
+	run_err -u "$rw" map create "$P/m" type array key 4 value 4 entries 1 name m token "$D/full"
+	run_err -u "$rw" token create "$P/c" token "$D/full" cmds map_create
+	nothing_pinned
 	# and through libbpf's own open, as nobody: the load fails
 	load_as_nobody LIBBPF_BPF_TOKEN_PATH="$D/full" -- "$OBJ" "$P/prog" pinmaps "$P/maps"
 	[[ $status != 0 ]]
 	nothing_pinned
+	# the token was never used
+	[[ $(token_uses "$D/full") == "0 0 0 0 0" ]]
 }
 
 @test "prog load: a bad token path or a pinned map as token: one clear error, nothing pinned" {
@@ -331,26 +373,28 @@ refused() {
 	[[ $(jq -c .value <<<"$output") == '["0x01","0x02","0x03","0x04","0x05","0x06","0x07","0x08"]' ]]
 }
 
-@test "map create: refused without a token, for a map type or without map_create" {
+@test "map create: refused without a token, for a map type, without map_create, or with a TOKEN that is not one" {
 	full_token
 	token nomapc cmds prog_load,btf_load maps $MAPS progs $PROGS_ALLOWED attach $ATTACH
-	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
-		entries 1 name m
-	echo "no token: status $status, stderr '$stderr'"
-	[[ $status != 0 && $stderr == "Error: map create failed: Operation not permitted" ]]
-	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type hash key 4 value 8 \
-		entries 1 name m token "$D/full"
-	echo "hash: status $status, stderr '$stderr'"
-	[[ $status != 0 && $stderr == "Error: token $D/full does not allow map type hash (map 'm')" ]]
-	run --separate-stderr as_nobody "$BPFTOOL" map create "$P/m" type array key 4 value 8 \
-		entries 1 name m token "$D/nomapc"
-	echo "no map_create: status $status, stderr '$stderr'"
-	[[ $status != 0 && $stderr == "Error: token $D/nomapc does not allow command map_create (map 'm')" ]]
+	"$BPFTOOL" map create "$D/map" type array key 4 value 4 entries 1 name not_a_token
+	chmod 0666 "$D/map"
+	run_err -u "map create failed: Operation not permitted" \
+		map create "$P/m" type array key 4 value 8 entries 1 name m
+	run_err -u "token $D/full does not allow map type hash (map 'm')" \
+		map create "$P/m" type hash key 4 value 8 entries 1 name m token "$D/full"
+	run_err -u "token $D/nomapc does not allow command map_create (map 'm')" \
+		map create "$P/m" type array key 4 value 8 entries 1 name m token "$D/nomapc"
+	# TOKEN must be a token, given once
+	run_err -u "$D/map is not a BPF token" \
+		map create "$P/m" type array key 4 value 8 entries 1 name m token "$D/map"
+	run_err -u "token already specified" \
+		map create "$P/m" type array key 4 value 8 entries 1 name m token "$D/full" token "$D/full"
+	run_err -u "$D/map is not a BPF token" prog load /dev/null "$P/p" token "$D/map"
 	nothing_pinned
 	# root is warned, and creates it
 	run --separate-stderr "$BPFTOOL" map create "$D/h" type hash key 4 value 8 \
 		entries 1 name m token "$D/full"
-	echo "root: status $status, stderr '$stderr'"
+	show_run
 	[[ $status == 0 && $stderr == "Warning: token $D/full does not allow map type hash (map 'm')" ]]
 	[[ $("$BPFTOOL" -j map show pinned "$D/h" | jq -r .type) == hash ]]
 }
