@@ -92,7 +92,7 @@ selftests() {
 # Boot the tree's kernel for one suite until every test ran (a kernel crash
 # ends a boot: the next one goes on after the test that crashed).
 run_suite() {
-	local tree=$1 suite=$2 rd=$OB/$1/run/$2 st=$OB/$1/st kernel boots=0 rc
+	local tree=$1 suite=$2 rd=$OB/$1/run/$2 st=$OB/$1/st kernel
 	kernel=${ORACLE_KERNEL:-$OB/$tree/kobj/arch/x86/boot/bzImage}
 	[[ -f $kernel ]] || die "no kernel at $kernel"
 	[[ -x $st/$suite ]] || die "no $st/$suite: run '$0 selftests $tree' first"
@@ -106,6 +106,24 @@ run_suite() {
 			(cd "$st" && ./test_progs -l) | sort -u |
 				grep -vxF -f <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ODIR/denylist") \
 				>"$rd/todo.all" || true
+		fi
+		local vms=${ORACLE_VMS:-1} k
+		if ((vms > 1)); then
+			# shards of the list, one VM each, merged afterwards
+			for ((k = 0; k < vms; k++)); do
+				mkdir -p "$rd/shard$k"
+				awk -v k="$k" -v n="$vms" 'NR % n == k' "$rd/todo.all" >"$rd/shard$k/todo.all"
+				cp "$rd/shard$k/todo.all" "$rd/shard$k/todo"
+				boot_loop "$rd/shard$k" "$suite" "$kernel" "$st" &
+			done
+			wait
+			mkdir -p "$rd/logs"
+			for ((k = 0; k < vms; k++)); do
+				cat "$rd/shard$k/progress" >>"$rd/progress" 2>/dev/null || true
+				sed "s/^/shard$k-/" "$rd/shard$k/vm-status" >>"$rd/vm-status"
+				cp "$rd/shard$k/logs/"* "$rd/logs/" 2>/dev/null || true
+			done
+			return 0
 		fi
 		cp "$rd/todo.all" "$rd/todo"
 		;;
@@ -125,7 +143,11 @@ run_suite() {
 		done
 		;;
 	esac
-	local more
+	boot_loop "$rd" "$suite" "$kernel" "$st"
+}
+
+boot_loop() {
+	local rd=$1 suite=$2 kernel=$3 st=$4 boots=0 rc more
 	while :; do
 		boots=$((boots + 1))
 		rc=0 more=0

@@ -77,7 +77,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 static int privileged(void)
 {
-	return pretend_eff & (1ULL << CAP_BPF);
+	return !!(pretend_eff & (1ULL << CAP_BPF));
 }
 
 static long shim_bpf(int cmd, void *uattr, unsigned int size)
