@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# tests/oracle/results.py on made-up runner output: the parsers find every
+# test and its status, and the comparison fails on a difference unless
+# tests/oracle/expected-diffs-style lines explain it.
+#   bats tests/oracle/results.bats
+
+setup() {
+	R="$BATS_TEST_DIRNAME/results.py"
+	D=$BATS_TEST_TMPDIR
+}
+
+@test "test_verifier output: statuses, unterminated failures, crashes" {
+	mkdir -p "$D/tv"
+	cat >"$D/tv/tv.1.out" <<-'EOF'
+	#0/u and of negative number OK
+	#0/p and of negative number OK
+	#1/p not run Did not run the program (not supported) OK
+	#2/u ptr leak FAIL
+	R0 leaks addr as return value
+	#2/p ptr leak FAIL retval 1 != 2 #3/p next test OK
+	#4/p map type SKIP (unsupported map type 5)
+	#5/p aligned OK (NOTE: not executed due to unknown alignment)
+	#6/p the kernel died here 
+	EOF
+	printf 'START 0 6\nCRASH 6\n' >"$D/tv/progress"
+	echo "boot1 125" >"$D/tv/vm-status"
+	run python3 "$R" collect test_verifier "$D/tv" "$D/tv.txt" "a header"
+	[ "$status" -eq 0 ]
+	[[ $output == "test_verifier: 10 tests: 5 ok, 4 fail, 1 skip" ]]
+	grep -qxF $'0/u and of negative number\tok' "$D/tv.txt"
+	grep -qxF $'1/p not run\tok' "$D/tv.txt"
+	grep -qxF $'2/p ptr leak\tfail' "$D/tv.txt"
+	grep -qxF $'3/p next test\tok' "$D/tv.txt"
+	grep -qxF $'4/p map type\tskip' "$D/tv.txt"
+	grep -qxF $'5/p aligned\tok' "$D/tv.txt"
+	grep -qxF $'6/p the kernel died here\tfail' "$D/tv.txt"
+	grep -qxF $'(kernel log)\tfail' "$D/tv.txt"
+	grep -q '^6/p the kernel died here	the kernel crashed' "$D/tv.txt.notes"
+}
+
+@test "test_progs logs: tests, subtests, timeouts, crashes, tests never run" {
+	mkdir -p "$D/tp/logs"
+	printf '%s\n' align atomics hang crash never >"$D/tp/todo.all"
+	printf '%s\n' "START align" "END align 0 100" "START atomics" "END atomics 1 200" \
+		"START hang" "END hang 124 300000" "START crash" >"$D/tp/progress"
+	printf '%s\n' "#1       align:OK" "Summary: 1/0 PASSED" >"$D/tp/logs/align.log"
+	printf '%s\n' "#2/1     atomics/add:OK" "#2/2     atomics/sub x: y:FAIL" "#2       atomics:FAIL" \
+		>"$D/tp/logs/atomics.log"
+	printf '%s\n' "#3/1     hang/first:OK" >"$D/tp/logs/hang.log"
+	printf '%s\n' "boot1 125" "boot2 0" >"$D/tp/vm-status"
+	run python3 "$R" collect test_progs "$D/tp" "$D/tp.txt"
+	[ "$status" -eq 0 ]
+	grep -qxF $'align\tok' "$D/tp.txt"
+	grep -qxF $'atomics/add\tok' "$D/tp.txt"
+	grep -qxF $'atomics/sub x: y\tfail' "$D/tp.txt"
+	grep -qxF $'atomics\tfail' "$D/tp.txt"
+	grep -qxF $'hang/first\tok' "$D/tp.txt"
+	grep -qxF $'hang\tfail' "$D/tp.txt"
+	grep -qxF $'crash\tfail' "$D/tp.txt"
+	grep -qxF $'never\tfail' "$D/tp.txt"
+	grep -q '^hang	timeout' "$D/tp.txt.notes"
+	grep -q '^never	not run' "$D/tp.txt.notes"
+}
+
+@test "test_maps output: per-test lines and the exit status" {
+	mkdir -p "$D/tm"
+	printf '%s\n' "#ORACLE test_hashmap:OK" "#ORACLE test_sockmap:SKIP" \
+		"#ORACLE test_hashmap/no_prealloc:FAIL (signal 14, timeout)" >"$D/tm/tm.out"
+	echo "END test_maps 1" >"$D/tm/progress"
+	echo "boot1 0" >"$D/tm/vm-status"
+	run python3 "$R" collect test_maps "$D/tm" "$D/tm.txt"
+	[ "$status" -eq 0 ]
+	grep -qxF $'test_hashmap\tok' "$D/tm.txt"
+	grep -qxF $'test_sockmap\tskip' "$D/tm.txt"
+	grep -qxF $'test_hashmap/no_prealloc\tfail' "$D/tm.txt"
+	grep -qxF $'(test_maps exit)\tfail' "$D/tm.txt"
+	grep -qxF $'(kernel log)\tok' "$D/tm.txt"
+}
+
+@test "compare: a difference fails, an explained one and a new passing test do not" {
+	mkdir -p "$D/base" "$D/new"
+	printf '# c\na\tok\nb\tok\nc\tfail\ngone\tok\n' >"$D/base/test_progs.txt"
+	printf 'a\tok\nb\tfail\nc\tfail\nnew\tok\nnewbad\tfail\n' >"$D/new/test_progs.txt"
+	: >"$D/exp"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_progs
+	[ "$status" -eq 1 ]
+	[[ $output == *"DIFF: b: baseline ok, now fail"* ]]
+	[[ $output == *"DIFF: gone: baseline ok, now absent"* ]]
+	[[ $output == *"DIFF: newbad: baseline absent, now fail"* ]]
+	[[ $output == *"new: new: ok"* ]]
+	[[ ${lines[-1]} == "3 passed, 3 failed" ]]
+	printf 'test_progs\tb\tthe series refuses this on purpose (token_foo)\n' >"$D/exp"
+	printf 'test_progs\tgone\tremoved\ntest_progs\tnewbad\tnew, fails on TCG\n' >>"$D/exp"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_progs
+	[ "$status" -eq 0 ]
+	[[ $output == *"expected: b: ok -> fail: the series refuses this on purpose (token_foo)"* ]]
+	[[ ${lines[-1]} == "6 passed, 0 failed" ]]
+}
+
+@test "compare: a missing baseline or run is a failure, a malformed explanation an error" {
+	mkdir -p "$D/base" "$D/new"
+	printf 'a\tok\n' >"$D/new/test_maps.txt"
+	: >"$D/exp"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_maps
+	[ "$status" -eq 1 ]
+	[[ $output == *"no baseline results"* ]]
+	printf 'a\tok\n' >"$D/base/test_maps.txt"
+	printf 'test_maps a\n' >"$D/exp"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_maps
+	[ "$status" -ne 0 ]
+	[[ $output == "Error: "*"SUITE<TAB>TEST<TAB>REASON"* ]]
+}
