@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,14 +74,13 @@ static const struct {
 	{ "prog_run",	BPF_PROG_RUN },
 };
 
-static const struct {
-	const char *what;	/* for messages */
-	const char *prefix;	/* enum prefix accepted on input */
-} set_desc[] = {
-	[TOKEN_SET_CMDS]	= { "command",		"bpf_" },
-	[TOKEN_SET_MAPS]	= { "map type",		"bpf_map_type_" },
-	[TOKEN_SET_PROGS]	= { "program type",	"bpf_prog_type_" },
-	[TOKEN_SET_ATTACH]	= { "attach type",	"bpf_" },
+/* In the order of enum token_set */
+const struct token_set_desc token_sets[__TOKEN_SET_MAX] = {
+	/* keyword  field              help_name      what            prefix */
+	{ "cmds",   "allowed_cmds",    "CMD",         "command",      "bpf_" },
+	{ "maps",   "allowed_maps",    "MAP_TYPE",    "map type",     "bpf_map_type_" },
+	{ "progs",  "allowed_progs",   "PROG_TYPE",   "program type", "bpf_prog_type_" },
+	{ "attach", "allowed_attachs", "ATTACH_TYPE", "attach type",  "bpf_" },
 };
 
 static bool set_valid(enum token_set set)
@@ -92,7 +90,7 @@ static bool set_valid(enum token_set set)
 
 const char *token_set_what(enum token_set set)
 {
-	return set_valid(set) ? set_desc[set].what : NULL;
+	return set_valid(set) ? token_sets[set].what : NULL;
 }
 
 const char *token_bit_name(enum token_set set, unsigned int bit)
@@ -114,19 +112,11 @@ const char *token_bit_name(enum token_set set, unsigned int bit)
 	}
 }
 
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t err_sz, const char *fmt, ...)
+/* Messages quote user input: keep @err one printable line. */
+static void err_sanitize(char *err, size_t err_sz)
 {
-	va_list ap;
-
 	if (!err || !err_sz)
 		return;
-
-	va_start(ap, fmt);
-	vsnprintf(err, err_sz, fmt, ap);
-	va_end(ap);
-
-	/* The message quotes user input: keep it one printable line */
 	for (; *err; err++)
 		if ((unsigned char)*err < 0x20 || *err == 0x7f)
 			*err = '?';
@@ -209,7 +199,7 @@ static int parse_number(const char *word, size_t len, __u64 *val)
 static int parse_word(enum token_set set, const char *word, size_t len,
 		      __u64 *bits)
 {
-	const char *prefix = set_desc[set].prefix;
+	const char *prefix = token_sets[set].prefix;
 	size_t plen = strlen(prefix);
 	int bit, err;
 
@@ -250,13 +240,13 @@ int token_parse_list(enum token_set set, const char *str, __u64 *mask,
 	int ret;
 
 	if (!set_valid(set)) {
-		set_err(err, err_sz, "invalid token set %d", set);
+		snprintf(err, err ? err_sz : 0, "invalid token set %d", set);
 		return -EINVAL;
 	}
-	what = set_desc[set].what;
+	what = token_sets[set].what;
 
 	if (!str || !*str) {
-		set_err(err, err_sz, "empty %s list", what);
+		snprintf(err, err ? err_sz : 0, "empty %s list", what);
 		return -EINVAL;
 	}
 
@@ -265,20 +255,23 @@ int token_parse_list(enum token_set set, const char *str, __u64 *mask,
 		len = end - word;
 
 		if (!len) {
-			set_err(err, err_sz, "empty %s name in '%s'", what, str);
-			return -EINVAL;
+			snprintf(err, err ? err_sz : 0, "empty %s name in '%s'",
+				 what, str);
+			ret = -EINVAL;
+			goto out_err;
 		}
 
 		ret = parse_word(set, word, len, &bits);
 		if (ret == -ERANGE) {
-			set_err(err, err_sz, "%s mask '%.*s' does not fit in 64 bits",
-				what, (int)len, word);
-			return ret;
+			snprintf(err, err ? err_sz : 0,
+				 "%s mask '%.*s' does not fit in 64 bits",
+				 what, (int)len, word);
+			goto out_err;
 		}
 		if (ret) {
-			set_err(err, err_sz, "unknown %s '%.*s'",
-				what, (int)len, word);
-			return ret;
+			snprintf(err, err ? err_sz : 0, "unknown %s '%.*s'",
+				 what, (int)len, word);
+			goto out_err;
 		}
 		res |= bits;
 
@@ -288,6 +281,10 @@ int token_parse_list(enum token_set set, const char *str, __u64 *mask,
 
 	*mask = res;
 	return 0;
+
+out_err:
+	err_sanitize(err, err_sz);
+	return ret;
 }
 
 void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,

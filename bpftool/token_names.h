@@ -21,6 +21,17 @@ enum token_set {
 
 #define TOKEN_MASK_ANY	(~0ULL)
 
+/* Everything bpftool says about a set, indexed by enum token_set. */
+struct token_set_desc {
+	const char *keyword;	/* of "token create": "cmds" */
+	const char *field;	/* in show's output: "allowed_cmds" */
+	const char *help_name;	/* nonterminal of the help: "CMD" */
+	const char *what;	/* in messages: "command" */
+	const char *prefix;	/* enum prefix, also accepted on input: "bpf_" */
+};
+
+extern const struct token_set_desc token_sets[__TOKEN_SET_MAX];
+
 /* What the elements of a set are called in messages: "command", "map type",
  * "program type", "attach type". NULL for an invalid set.
  */
