@@ -35,7 +35,7 @@ if [[ -x $st/tools/sbin/bpftool ]]; then
 	cp "$st/tools/sbin/bpftool" "$work/bpftool"
 fi
 cd "$work" || exit 1
-echo "guest: $(uname -r), suite $suite, $(du -sh . | cut -f1) copied"
+echo "guest: $(uname -r) $(uname -v), suite $suite, $(du -sh . | cut -f1) copied"
 
 boot=$(date +%s%N)
 case $suite in

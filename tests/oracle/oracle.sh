@@ -85,7 +85,7 @@ selftests() {
 	mkdir -p "$out"
 	nice -n 19 flock "$LOCK" make -C "$wt/tools/testing/selftests/bpf" -j"$JOBS" \
 		OUTPUT="$out" VMLINUX_BTF="$kobj/vmlinux" KDIR="$kobj" KBUILD_MODPOST_WARN=1 \
-		CLANG="${CLANG:-clang}" \
+		CC="ccache gcc" CLANG="ccache ${CLANG:-clang}" \
 		"$out/test_verifier" "$out/test_maps" "$out/test_progs"
 }
 
@@ -131,8 +131,8 @@ run_suite() {
 		local n size
 		# The test count, from the binary's debug info: `tests` is an
 		# array of struct bpf_test.
-		size=$(nm -S "$st/test_verifier" | awk '$4 == "tests" { print strtonum("0x" $2) }')
-		n=$((size / $(pahole -C bpf_test "$st/test_verifier" | sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p')))
+		size=$(nm -S "$st/test_verifier" | awk '$4 == "tests" { print $2 }')
+		n=$((16#${size:-0} / $(pahole -C bpf_test "$st/test_verifier" | sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p')))
 		[[ $n -gt 0 ]] || die "cannot tell test_verifier's test count"
 		echo "$n" >"$rd/count"
 		local from=0
@@ -199,7 +199,8 @@ run() {
 		timed "run $tree $suite" run_suite "$tree" "$suite"
 		python3 "$ODIR/results.py" collect "$suite" "$OB/$tree/run/$suite" "$out/$suite.txt" \
 			"tree: $(git -C "$OB/$tree/linux" log -1 --format='%h %s')" \
-			"kernel: $(cat "$OB/$tree/kobj/include/config/kernel.release") (tinyconfig + kernel/config), clang $(clang -dumpversion)"
+			"kernel: $(grep -ahm1 -o 'guest: .*, suite' "$OB/$tree/run/$suite"/vm*.log "$OB/$tree/run/$suite"/shard*/vm*.log 2>/dev/null |
+				head -1 | sed -e 's/^guest: //' -e 's/, suite$//') (tinyconfig + kernel/config), clang $(clang -dumpversion)"
 	done
 }
 

@@ -20,22 +20,27 @@ setup() {
 	#2/p ptr leak FAIL retval 1 != 2 #3/p next test OK
 	#4/p map type SKIP (unsupported map type 5)
 	#5/p aligned OK (NOTE: not executed due to unknown alignment)
-	#6/p the kernel died here 
+	#6/u btf Failed to load BTF spec: 'Operation not permitted'
+	OK
+	#6/p btf OK
+	#7/p the kernel died here 
 	EOF
-	printf 'START 0 6\nCRASH 6\n' >"$D/tv/progress"
+	printf 'START 0 7\nCRASH 7\n' >"$D/tv/progress"
 	echo "boot1 125" >"$D/tv/vm-status"
 	run python3 "$R" collect test_verifier "$D/tv" "$D/tv.txt" "a header"
 	[ "$status" -eq 0 ]
-	[[ $output == "test_verifier: 10 tests: 5 ok, 4 fail, 1 skip" ]]
+	[[ $output == "test_verifier: 12 tests: 7 ok, 4 fail, 1 skip" ]]
 	grep -qxF $'0/u and of negative number\tok' "$D/tv.txt"
 	grep -qxF $'1/p not run\tok' "$D/tv.txt"
 	grep -qxF $'2/p ptr leak\tfail' "$D/tv.txt"
 	grep -qxF $'3/p next test\tok' "$D/tv.txt"
 	grep -qxF $'4/p map type\tskip' "$D/tv.txt"
 	grep -qxF $'5/p aligned\tok' "$D/tv.txt"
-	grep -qxF $'6/p the kernel died here\tfail' "$D/tv.txt"
+	grep -qxF $'6/u btf\tok' "$D/tv.txt"
+	grep -qxF $'6/p btf\tok' "$D/tv.txt"
+	grep -qxF $'7/p the kernel died here\tfail' "$D/tv.txt"
 	grep -qxF $'(kernel log)\tfail' "$D/tv.txt"
-	grep -q '^6/p the kernel died here	the kernel crashed' "$D/tv.txt.notes"
+	grep -q '^7/p the kernel died here	the kernel crashed' "$D/tv.txt.notes"
 }
 
 @test "test_progs logs: tests, subtests, timeouts, crashes, tests never run" {

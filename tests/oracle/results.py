@@ -80,6 +80,7 @@ STATUS_VERIFIER = re.compile(
     r"^(?P<d>.*?) (?:Did not run the program \([^)]*\) )?"
     r"(?P<s>OK(?: \(NOTE[^)]*\))?|SKIP.*|FAIL.*)$")
 MARKER = re.compile(r"@@shim ([^@]*)@@")
+NOISE_VERIFIER = re.compile(r"\s*(Failed to load BTF spec:.*)?$")
 
 
 def split_verifier(text):
@@ -105,9 +106,11 @@ def split_verifier(text):
         sm = STATUS_VERIFIER.match(first)
         if sm:
             descr, st = sm.group("d"), sm.group("s")
-            status = "ok" if st.startswith("OK") else "skip" if st.startswith("SKIP") else "fail"
         else:
-            descr, status = first, "fail"
+            # a message before the status, which then starts a later line
+            descr = NOISE_VERIFIER.sub("", first)
+            st = next((l for l in clean.split("\n")[1:] if re.match(r"(OK|SKIP|FAIL)\b", l)), "FAIL")
+        status = "ok" if st.startswith("OK") else "skip" if st.startswith("SKIP") else "fail"
         out.append((int(m.group(1)), m.group(2), descr, status, chunk))
     return out
 
