@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# Containers of real OCI runtimes, Debian's runc and crun, with the bpf-token
+# hook (oci/oci-hook) in their config.json, as `make install` installs it.
+# The bundles are made locally (tests/vm/oci.bash): user-namespaced
+# containers whose root is uid 100000 of the host, in a cgroup of their own.
+#
+# For each runtime: the annotated container gets a BPF FS and a token from
+# the hook; inside, Debian's `ip`, unmodified, loads and attaches an XDP
+# program to the container's end of a veth pair through the token (the
+# project's libbpf.so.1, LIBBPF_BPF_TOKEN_PATH) and the frames sent from the
+# host are counted; bpftool attaches a cgroup program to the container's own
+# cgroup, and is refused its parent cgroup and the root; after the container
+# is deleted, the token is revoked and the BPF FS is gone. Then: a container
+# without the annotations is left alone, and bad annotations stop the
+# container from being created, leaving nothing behind.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	export TOP BUILD
+	# one prefix for the whole file: bpftool, libbpf.so.1 and the hook
+	export OCI_PREFIX=$BATS_FILE_TMPDIR/prefix
+	load oci
+	oci_install "$OCI_PREFIX"
+	mkdir -p "/sys/fs/cgroup/$OCI_CGROUP"
+}
+
+teardown_file() {
+	load oci
+	rmdir "/sys/fs/cgroup/$OCI_CGROUP" 2>/dev/null || true
+}
+
+setup() {
+	load oci
+	OCI_HOOK=$OCI_PREFIX/libexec/bpf-token/oci-hook
+	BPFTOOL=$OCI_PREFIX/sbin/bpftool
+	# the container sees the project, not the test's prefix
+	CT_BPFTOOL=$BUILD/bpftool/bpftool
+	PROGS=$BUILD/progs
+	LIBBPF_SO_DIR=$BUILD/libbpf
+	for f in "$PROGS/ctr_xdp.bpf.o" "$PROGS/cgroup_skb_maps.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1"; do
+		[[ -e $f ]] || { echo "no $f: make libbpf test-build"; return 1; }
+	done
+	ID=oci$BATS_TEST_NUMBER
+	# the bundle: in a directory the container's root may search (the
+	# runtime reaches the root file system as that user)
+	B=/tmp/oci-bpf-token/$ID
+	rm -rf "$B"
+	mkdir -p -m 0755 /tmp/oci-bpf-token "$B"
+	VH=oci${BATS_TEST_NUMBER}h
+	VC=oci${BATS_TEST_NUMBER}c
+	RT=
+	HOLD_PID=
+	MOUNTS_BEFORE=$(oci_bpf_mounts)
+}
+
+teardown() {
+	[[ -z $HOLD_PID ]] || kill "$HOLD_PID" 2>/dev/null || true
+	if [[ -n $RT ]]; then
+		"$RT" delete -f "$ID" >/dev/null 2>&1 || true
+	fi
+	ip link del "$VH" 2>/dev/null || true
+	# whatever a failed test left: the host's mount of the token's BPF FS
+	if mountpoint -q "/run/bpf-token/oci/$ID"; then
+		umount -l "/run/bpf-token/oci/$ID"
+	fi
+	rmdir "/run/bpf-token/oci/$ID" "/sys/fs/cgroup/$OCI_CGROUP/$ID" 2>/dev/null || true
+	rm -rf "$B"
+}
+
+# create RT: RT create the container of bundle $B; the runtime's (and the
+# hook's) errors in $output, status in $status. The container's standard
+# output and error (inherited from the runtime) go to files, not to a pipe
+# that bats would wait on.
+create() {
+	RT=$1
+	status=0
+	"$RT" create --bundle "$B" "$ID" </dev/null >"$B/stdout" 2>"$B/stderr" 3>&- || status=$?
+	output=$(<"$B/stderr")
+	echo "$RT create: status $status: $output"
+}
+
+# ct CMD...: CMD in the container, as its root, with the runtime's exec
+ct() {
+	"$RT" exec "$ID" "$@"
+}
+
+# ct_token CMD...: the same, an unmodified libbpf application with the
+# project's libbpf.so.1 and the token
+ct_token() {
+	"$RT" exec --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
+		"$ID" "$@"
+}
+
+# counter PIN SLOT: slot SLOT of the ctr_* counter map pinned at PIN in the
+# container's BPF FS, read by root on the host through the hook's mount
+counter() {
+	local hex
+	hex=$("$BPFTOOL" -j map lookup pinned "/run/bpf-token/oci/$ID/$1" key "$2" 0 0 0 |
+		jq -r '.value | map(ltrimstr("0x")) | reverse | join("")') || return 1
+	echo $((16#$hex))
+}
+
+# send_frames IFACE N: N Ethernet frames of EtherType 0x88b5 (what ctr_xdp
+# counts in slot 0) out of IFACE
+send_frames() {
+	/usr/bin/python3 - "$1" "$2" <<-'EOF'
+	import socket, sys
+	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+	s.bind((sys.argv[1], 0))
+	frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x02" + b"\x88\xb5" + b"oci-hook" * 6
+	for _ in range(int(sys.argv[2])):
+	    s.send(frame)
+	EOF
+}
+
+# the annotations of the scenario's container: a token for the XDP counter
+# and the cgroup program
+objects_annotation() {
+	echo "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o, $PROGS/cgroup_skb_maps.bpf.o"
+}
+
+# scenario RT: the whole life of an annotated container under runtime RT
+scenario() {
+	local pid tok ino n=21 prog cg
+	RT=$1
+	oci_bundle "$B" "$ID" "$(objects_annotation)"
+	create "$RT"
+	[[ $status == 0 ]]
+	pid=$(oci_pid "$RT" "$ID")
+	echo "container $ID: process $pid"
+
+	# the hook's work, as root sees it from the host: the BPF FS instance,
+	# the token in it, owned by the container's root, bound to its user
+	# namespace, scoped to its cgroup, allowing what the objects need
+	tok=/run/bpf-token/oci/$ID/token
+	[[ $(stat -c '%u:%g %a' "$tok") == "$OCI_UID:$OCI_UID 600" ]]
+	[[ $(stat -fc %T "/run/bpf-token/oci/$ID") == bpf_fs ]]
+	run "$BPFTOOL" -j token show "$tok"
+	echo "$output"
+	[[ $status == 0 ]]
+	ino=$(stat -Lc %i "/proc/$pid/ns/user")
+	[[ $(jq '.[0].userns' <<<"$output") == "$ino" ]]
+	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == "/$OCI_CGROUP/$ID" ]]
+	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["cgroup_skb","xdp"]' ]]
+	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array","array_of_maps","hash_of_maps"]' ]]
+
+	# the container's network: one end of a veth pair, moved in by root
+	ip link add "$VH" type veth peer name "$VC"
+	ip link set "$VC" netns "$pid"
+	ip link set "$VH" up
+	run "$RT" start "$ID"
+	[[ $status == 0 ]]
+	ct ip link set lo up
+	ct ip link set "$VC" up
+
+	# inside: the token, at /sys/fs/bpf/token, the container's root's
+	run ct ls -ln /sys/fs/bpf
+	echo "$output"
+	[[ $output == *"-rw------- 1 0 0 0 "*" token"* ]]
+
+	# Debian's ip: refused without the token, works with it
+	run ct env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" ip link set dev "$VC" xdp obj "$PROGS/ctr_xdp.bpf.o" sec xdp
+	echo "no token: $output"
+	[[ $status != 0 && $output == *"Operation not permitted"* ]]
+	run ct_token ip link set dev "$VC" xdp obj "$PROGS/ctr_xdp.bpf.o" sec xdp
+	echo "token: $output"
+	[[ $status == 0 ]]
+	run ct ip link show dev "$VC"
+	[[ $output == *"prog/xdp id"* ]]
+	[[ $(counter tc/globals/ctr_xdp_count 0) == 0 ]]
+	send_frames "$VH" $n
+	echo "counted: $(counter tc/globals/ctr_xdp_count 0) of $n"
+	[[ $(counter tc/globals/ctr_xdp_count 0) == "$n" ]]
+
+	# a cgroup program, loaded through the token: attached to the
+	# container's own cgroup (its cgroup namespace's root, and the same
+	# cgroup seen in the host's tree); refused above it
+	run ct "$CT_BPFTOOL" prog loadall "$PROGS/cgroup_skb_maps.bpf.o" /sys/fs/bpf/cg \
+		token /sys/fs/bpf/token pinmaps /sys/fs/bpf/cgmaps
+	echo "loadall: $output"
+	[[ $status == 0 ]]
+	prog=/sys/fs/bpf/cg/skb_ingress
+	for cg in "/host-cgroup/$OCI_CGROUP" /host-cgroup; do
+		run ct "$CT_BPFTOOL" cgroup attach "$cg" ingress pinned "$prog"
+		echo "attach to $cg: $status $output"
+		[[ $status != 0 && $output == *"Operation not permitted"* ]]
+	done
+	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP"
+	[[ -z $output ]]
+	run ct "$CT_BPFTOOL" cgroup attach /sys/fs/cgroup ingress pinned "$prog"
+	echo "attach to its own cgroup: $status $output"
+	[[ $status == 0 ]]
+	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP/$ID"
+	echo "$output"
+	[[ $output == *"ingress"* ]]
+
+	# stop and delete: the hook's poststop revokes the token, the BPF FS
+	# goes (a read-only fd of the token, held on the host, reports it)
+	oci_hold_token "$tok"
+	[[ $(oci_revoked) == 0 ]]
+	"$RT" kill "$ID" KILL
+	for ((i = 0; i < 50; i++)); do
+		[[ $("$RT" state "$ID" | jq -r .status) == stopped ]] && break
+		sleep 0.2
+	done
+	run "$RT" delete "$ID"
+	echo "delete: $output"
+	[[ $status == 0 ]]
+	[[ $(oci_revoked) == 1 ]]
+	[[ ! -e /run/bpf-token/oci/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	[[ ! -e /proc/$pid ]]
+	RT=
+}
+
+@test "runc: the hook's token in the container: ip attaches XDP and counts, cgroup scope, revoked at delete" {
+	scenario runc
+}
+
+@test "crun: the hook's token in the container: ip attaches XDP and counts, cgroup scope, revoked at delete" {
+	scenario crun
+}
+
+@test "runc: a container without bpf-token annotations is left alone" {
+	RT=runc
+	oci_bundle "$B" "$ID" org.example.other=1
+	create runc
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID ]]
+	run runc exec "$ID" stat -fc %T /sys/fs/bpf
+	echo "$output"
+	[[ $output == sysfs ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	run runc delete -f "$ID"
+	[[ $status == 0 ]]
+	RT=
+}
+
+# refused RT ANNOTATION... MESSAGE: creating a container with the
+# annotations fails with the hook's error line containing MESSAGE, and
+# leaves no container, no mount, no directory
+refused() {
+	local rt=$1 msg=${*: -1} line
+	RT=$rt
+	oci_bundle "$B" "$ID" "${@:2:$#-2}"
+	create "$rt"
+	[[ $status != 0 ]]
+	# the hook's one line, whole, in the runtime's error
+	# (crun's error names the hook only: its line is in the file that
+	# run.oci.hooks.stderr names)
+	line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: [^"]*' | head -n 1)
+	echo "hook: $line"
+	[[ $line == *"$msg"* ]]
+	run "$rt" state "$ID"
+	[[ $status != 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	[[ ! -e /sys/fs/cgroup/$OCI_CGROUP/$ID ]]
+	RT=
+}
+
+@test "runc: an unknown bpf-token annotation: not created, nothing left" {
+	refused runc "$(objects_annotation)" org.bpf-token.map=array \
+		"unknown annotation org.bpf-token.map "
+}
+
+@test "runc: an object that is not in the container: not created, nothing left" {
+	refused runc "org.bpf-token.objects=$PROGS/no-such.bpf.o" \
+		"org.bpf-token.objects: $PROGS/no-such.bpf.o: No such file or directory in the container"
+}
+
+@test "crun: an object that is not a BPF object: not created, nothing left" {
+	refused crun "org.bpf-token.objects=/etc/hostname" \
+		"bpftool token create: "
+}
+
+@test "crun: a token path whose directory is not in the container: not created, nothing left" {
+	refused crun "$(objects_annotation)" org.bpf-token.path=/no/such/dir/token \
+		"org.bpf-token.path: /no/such/dir: No such file or directory in the container"
+}
+
+@test "runc: a token path outside the container's root: not created, nothing left" {
+	refused runc "$(objects_annotation)" org.bpf-token.path=/sys/fs/bpf/../../../tmp/token \
+		'org.bpf-token.path: bad path'
+}
+
+@test "crun: an unknown map type in a set: bpftool's error, not created, nothing left" {
+	refused crun org.bpf-token.cmds=map_create org.bpf-token.maps=array,hashh \
+		"bpftool token create: "
+}
+
+@test "crun: a symbolic link in the container's root file system resolves inside the container" {
+	RT=crun
+	# /escape -> /run: the host's /run at createRuntime, before the
+	# container's root is its own
+	oci_bundle "$B" "$ID" "$(objects_annotation)" org.bpf-token.path=/escape/token
+	ln -s /run "$B/rootfs/escape"
+	create crun
+	[[ $status == 0 ]]
+	# the BPF FS is the container's /run, not the host's
+	[[ $(stat -fc %T /run) == tmpfs ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE"$'\n'"/run/bpf-token/oci/$ID" ]]
+	run crun exec "$ID" sh -c 'stat -fc %T /run; ls -ln /run/token'
+	echo "$output"
+	[[ ${lines[0]} == bpf_fs ]]
+	[[ ${lines[1]} == "-rw------- 1 0 0 0 "*" /run/token" ]]
+	run crun delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID ]]
+	RT=
+}
