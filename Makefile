@@ -1,4 +1,4 @@
-# bpf-token build and test pipeline. See README.md.
+# bpf-token build and test pipeline. `make help` lists the targets.
 #
 #   make demo     build everything, boot the patched kernel, run scripts/demo.sh
 #   make check    build everything, host tests, VM tests, `N passed, N failed`
@@ -35,42 +35,53 @@ HELPER_SRCS := $(wildcard $(TOP)/tests/helpers/*.c)
 HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
 .PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
-	test-build test-host test-vm check check-debug demo bench vm-shell clean distclean
+	test-build test-host test-vm check check-debug check-debug-kernel demo bench \
+	vm-shell clean distclean
 
-all: kernel libbpf bpftool test-build
+RESULTS := $(BUILD)/test-results
+DEBUG_KOBJ := $(BUILD)/kobj-debug
+DEBUG_RESULTS := $(RESULTS)/debug
 
-help:
-	@sed -n '3,7p' $(TOP)/Makefile | sed 's/^# *//'
-	@echo 'steps: deps tree kernel libbpf bpftool install test-build test-host test-vm'
-	@echo 'other: export-patches bench vm-shell clean distclean'
+# `make help` lists the targets of this file and of the files it includes,
+# in order, each with the text of its `## ` comment.
 
-deps:
+all: kernel libbpf bpftool test-build ## build the kernel, libbpf, bpftool and the tests
+
+help: ## list the targets
+	@echo 'make TARGET, with TARGET one of:'
+	@awk '/^[a-z][a-z0-9-]*:([^=]|$$)/ && !/^build-/ { \
+		t = $$0; sub(/:.*/, "", t); d = ""; \
+		if (index($$0, "## ")) { d = $$0; sub(/.*## /, "", d) } \
+		if (!seen[t]++) printf "  %-19s %s\n", t, d }' $(MAKEFILE_LIST)
+
+deps: ## apt-get install the missing Debian packages
 	@$(TOP)/scripts/deps.sh
 
-tree: deps
+tree: deps ## build/linux: the Debian tarball + kernel/patches (git am)
 	@$(TOP)/scripts/tree.sh prepare
 
-export-patches:
+export-patches: ## rewrite kernel/patches from build/linux (baseline..HEAD)
 	@$(TOP)/scripts/tree.sh export
 
 # Build the kernel and libbpf after each patch of the series (slow: every
 # patch is a separate incremental build, in build/series + build/kobj-series).
-series-check: kernel
+series-check: kernel ## build and checkpatch each patch of the series on its own
 	@$(TOP)/scripts/series-check.sh
 
-kernel: tree
+kernel: tree ## build/kobj's bzImage (tinyconfig + kernel/config)
 	@$(TOP)/scripts/kernel.sh
 
-libbpf: tree
+libbpf: tree ## build/libbpf: libbpf.a, libbpf.so.1 and headers of the patched tree
 	@$(TOP)/scripts/libbpf.sh
 
-bpftool: tree
+bpftool: tree ## build/bpftool: bpftool with the token overlay, its man pages
 	@$(MAKE) --no-print-directory build-bpftool
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: bpftool, its man pages and
 # completion, and the shared libbpf in $(PREFIX)/lib/bpf-token/
-install: bpftool libbpf
+install: bpftool libbpf ## install bpftool, man pages, completion, libbpf.so.1 (PREFIX, DESTDIR)
 	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/bpftool.sh install
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/libbpf.sh install
 
 # Test binaries: tests/helpers/*.c -> build/tests/*, then every
 # tests/<dir>/Makefile (tests/progs first: BPF programs the others may use),
@@ -79,12 +90,12 @@ TEST_SUBDIRS := $(notdir $(patsubst %/Makefile,%,$(wildcard $(TOP)/tests/*/Makef
 TEST_SUBDIRS := $(filter progs,$(TEST_SUBDIRS)) $(filter-out progs,$(TEST_SUBDIRS))
 TEST_BUILD_STEPS := build-helpers $(addprefix build-tests-,$(TEST_SUBDIRS))
 
-test-build: libbpf
+test-build: libbpf ## build the test programs (tests/helpers, tests/*/Makefile)
 	@$(MAKE) --no-print-directory $(TEST_BUILD_STEPS)
 
 # build-* steps have no prerequisites: `make check` runs them one by one
-# (scripts/run-tests.sh) and counts a failing one as a failed test instead of
-# stopping before the tests.
+# (scripts/build-steps.sh) and counts a failing one as a failed test instead
+# of stopping before the tests.
 .PHONY: build-bpftool $(TEST_BUILD_STEPS)
 build-bpftool:
 	@$(TOP)/scripts/bpftool.sh build
@@ -101,52 +112,87 @@ $(addprefix build-tests-,$(TEST_SUBDIRS)): build-tests-%:
 	@$(MAKE) --no-print-directory -C $(TOP)/tests/$* $(SUBMAKE_VARS) \
 		PROGS_OUTPUT=$(BUILD)/progs/ OUTPUT=$(BUILD)/$*/
 
-test-host: bpftool test-build
-	@$(TOP)/scripts/run-tests.sh host
+# The suites: HOST_TESTS / VM_TESTS select bats files or directories
+# (e.g. VM_TESTS=tests/vm/smoke.bats); the VM suite runs in VM_SHARDS VMs
+# (default: one per CPU). See scripts/host-suite.sh, scripts/vm-suite.sh.
+test-host: bpftool test-build ## run the host tests (HOST_TESTS); summary line
+	-@$(TOP)/scripts/host-suite.sh $(RESULTS)/host.tap
+	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/host.tap
 
-test-vm: kernel bpftool test-build
-	@$(TOP)/scripts/run-tests.sh vm
+test-vm: kernel bpftool test-build ## run the VM tests (VM_TESTS, VM_SHARDS); summary line
+	-@VM_OUT=$(BUILD)/vm-out/check $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
+	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/vm
 
-check: kernel libbpf
-	@BUILD_STEPS="build-bpftool $(TEST_BUILD_STEPS)" $(TOP)/scripts/run-tests.sh all
+# check: the kernel and libbpf first (no test can run without them), then
+# each step below whatever the ones before it did; a build step that fails
+# is a failed test; the last line sums everything (scripts/tap-summary.sh).
+check: kernel libbpf ## build everything, run the host and VM tests; last line "N passed, N failed"
+	-@$(TOP)/scripts/build-steps.sh $(RESULTS)/build.tap build-bpftool $(TEST_BUILD_STEPS)
+	-@$(TOP)/scripts/host-suite.sh $(RESULTS)/host.tap
+	-@VM_OUT=$(BUILD)/vm-out/check $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
+	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/build.tap $(RESULTS)/host.tap $(RESULTS)/vm
 
-# The VM suite on a debug kernel (kernel/config + kernel/config-debug: KASAN,
-# kmemleak, lockdep, UBSAN...) built into build/kobj-debug, longer stress and
-# fuzz runs, then a kmemleak scan; see scripts/check-debug.sh.
-check-debug: tree libbpf
-	@BUILD_STEPS="build-kernel-debug build-bpftool $(TEST_BUILD_STEPS)" \
-		$(TOP)/scripts/check-debug.sh
+# The VM suite on a debug kernel: the same tree built into build/kobj-debug
+# from kernel/config + kernel/config-debug (KASAN, kmemleak, lockdep with
+# PROVE_RCU, atomic-sleep checks, UBSAN, debug objects, fault injection).
+# Every VM runs tests/vm-debug/kmemleak-begin.bats first (what boot left is
+# set aside) and kmemleak-end.bats last (no leak); stress and fuzzing run
+# DEBUG_SECONDS each; the kernel log of each VM must stay free of KASAN,
+# lockdep, RCU, UBSAN, ODEBUG, WARNING, BUG and kmemleak reports. Under TCG
+# the debug kernel is four to five times slower. DEBUG_VM_TESTS: the files
+# (default: all of tests/vm).
+DEBUG_VM_TESTS ?= tests/vm
+DEBUG_SECONDS ?= 60
+check-debug: tree libbpf ## the debug kernel and the whole VM suite on it; summary line
+	-@$(TOP)/scripts/build-steps.sh $(DEBUG_RESULTS)/build.tap \
+		build-kernel-debug build-bpftool $(TEST_BUILD_STEPS)
+	-@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage KOBJ=$(DEBUG_KOBJ) \
+		VM_TESTS="$(DEBUG_VM_TESTS)" VM_TIMEOUT=5400 VM_OUT=$(BUILD)/vm-out/check-debug \
+		VM_PRE=tests/vm-debug/kmemleak-begin.bats VM_POST=tests/vm-debug/kmemleak-end.bats \
+		VM_ENV="DEBUG_KERNEL=1 STRESS_SECONDS=$(DEBUG_SECONDS) FUZZ_SECONDS=$(DEBUG_SECONDS) $(VM_ENV)" \
+		$(TOP)/scripts/vm-suite.sh $(DEBUG_RESULTS)/vm
+	@$(TOP)/scripts/tap-summary.sh $(DEBUG_RESULTS)/build.tap $(DEBUG_RESULTS)/vm
+
+# The VM files that drive the kernel's token code itself (its selftests,
+# races, fault injection, fuzzing, containment, attach scope, LSM and
+# audit): what CI runs on the debug kernel.
+KERNEL_VM_TESTS ?= $(patsubst $(TOP)/%,%,$(sort $(wildcard $(addprefix $(TOP)/tests/vm/, \
+	smoke.bats token-selftests.bats stress.bats fault-inject.bats fuzz-syscall.bats \
+	container.bats token-userns.bats attach*.bats lsm*.bats audit*.bats))))
+check-debug-kernel: ## check-debug on KERNEL_VM_TESTS only (CI's debug pass)
+	@$(MAKE) --no-print-directory check-debug DEBUG_VM_TESTS="$(KERNEL_VM_TESTS)"
 
 .PHONY: build-kernel-debug
 build-kernel-debug:
-	@KOBJ=$(BUILD)/kobj-debug KCONFIG_EXTRA=$(TOP)/kernel/config-debug \
+	@KOBJ=$(DEBUG_KOBJ) KCONFIG_EXTRA=$(TOP)/kernel/config-debug \
 		nice -n 15 $(TOP)/scripts/kernel.sh
 
 # The demo loads tests/progs' objects and passes a token with
-# build/tests/token-pass: build them first.
-demo: kernel bpftool libbpf
+# build/tests/token-pass: build them first. (tests/vm/demo.bats runs the
+# same script as a test of the VM suite.)
+demo: kernel bpftool libbpf ## boot the patched kernel and run the demo (scripts/demo.sh)
 	@$(MAKE) --no-print-directory build-tests-progs build-helpers
 	@$(TOP)/scripts/vm-run.sh --timeout 600 -- $(TOP)/scripts/demo.sh
 
 # Benchmarks (not part of check): one VM boot, build/bench/results.json.
 # BENCH_ARGS go to build/bench/bench (-q: a quick run). See
 # Documentation/benchmarks.md.
-bench: kernel bpftool libbpf
+bench: kernel bpftool libbpf ## benchmarks in one VM (BENCH_ARGS); build/bench/results.json
 	@$(MAKE) --no-print-directory build-tests-progs build-tests-bench
 	@$(TOP)/scripts/bench.sh $(BENCH_ARGS)
 
-vm-shell: kernel bpftool
+vm-shell: kernel bpftool ## an interactive root shell in the VM
 	@$(TOP)/scripts/vm-run.sh --shell
 
 # clean keeps the tree (and its commits) and the ccache; distclean removes
 # all of build/ except build/linux, which may hold unexported work.
-clean:
+clean: ## remove the build products (keeps build/linux and kernel builds)
 	rm -rf $(BUILD)/libbpf $(BUILD)/bpftool $(BUILD)/bpftool-src \
 		$(BUILD)/bpftool-stage $(BUILD)/tests $(BUILD)/test-results \
 		$(BUILD)/vm-out $(addprefix $(BUILD)/,$(TEST_SUBDIRS))
 
-distclean: clean
-	rm -rf $(KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256
+distclean: clean ## clean, and the kernel builds (build/linux stays)
+	rm -rf $(KOBJ) $(DEBUG_KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256
 
 # The kernel's BPF selftests as the oracle, token parity, config matrix.
 include $(TOP)/tests/oracle/oracle.mk

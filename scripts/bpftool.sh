@@ -3,7 +3,6 @@
 #
 #   bpftool.sh build     -> build/bpftool/bpftool and build/bpftool/man/*.8
 #   bpftool.sh install   -> $DESTDIR$PREFIX/{sbin,share/man/man8,share/bash-completion}
-#                           and the shared libbpf (scripts/libbpf.sh install)
 #
 # Sources are assembled in build/bpftool-stage: the tree's tools/bpf/bpftool,
 # then bpftool/*.[ch], Documentation/bpftool-*.rst (the man page sources) and
@@ -43,7 +42,7 @@ assemble() {
 }
 
 # Skeletons (bpftool prog profile, pids) need a BTF of the running kernel that
-# matches 6.1's skeleton sources: off, as the issue asks.
+# matches 6.1's skeleton sources: off.
 bmake() {
 	make -C "$SRC" srctree="$KSRC" OUTPUT="$OUT/" VMLINUX_BTF= \
 		feature-clang-bpf-co-re=0 "$@"
@@ -67,7 +66,6 @@ install_all() {
 		install -m 0644 "$f" "$dest$prefix/share/bash-completion/completions/"
 	done
 	echo "bpftool: installed into $dest$prefix"
-	"$TOP/scripts/libbpf.sh" install
 }
 
 case ${1:-} in

@@ -4,13 +4,13 @@
 # `app$ CMD` as the unprivileged "app" user (uid/gid 65534, no groups, no
 # capabilities, through setpriv).
 #
-# Scenario (issue 5): root delegates to an app, with a BPF token pinned in
+# Scenario: root delegates to an app, with a BPF token pinned in
 # BPF FS, exactly what it needs to load an XDP object: the commands
 # map_create, prog_load and btf_load, ARRAY maps, XDP programs with the
 # BPF_XDP attach type. The app loads the clang-compiled XDP object through
 # the token and creates a map; what the token does not allow stays refused.
 #
-# Then the container (issue 8): the app starts a "container" (user, mount
+# Then the container: the app starts a "container" (user, mount
 # and network namespaces, unshare); root mounts a BPF FS of the container's
 # own and creates a token in it, bound to the container's user namespace, and
 # a veth pair; inside, the container's root (no capability outside) attaches

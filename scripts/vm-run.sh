@@ -8,7 +8,7 @@
 # /sys/fs/bpf, runs CMD from the project directory and writes its exit status,
 # its output and the guest's dmesg into a per-run directory shared read-write.
 # --share DIR: one more host directory, read-write at /run/vm-share in the
-# guest, which several VMs may share (scripts/run-tests.sh hands out test
+# guest, which several VMs may share (scripts/vm-suite.sh hands out test
 # files to parallel VMs through it). It is mounted without a cache, so that
 # what one guest creates there the others see at once.
 # The console shows kernel errors and worse (loglevel=4); warnings are caught

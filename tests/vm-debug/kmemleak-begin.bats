@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# First file of `make check-debug`'s VM run (scripts/check-debug.sh): the
+# First file of each VM of `make check-debug` (VM_PRE in the Makefile): the
 # debug kernel is the one built, kmemleak is on, and what boot left behind is
 # set aside, so that kmemleak-end.bats reports only what the suite leaked.
 

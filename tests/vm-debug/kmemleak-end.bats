@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Last file of `make check-debug`'s VM run: after the whole suite, kmemleak
+# Last file of each VM of `make check-debug` (VM_POST): after its tests, kmemleak
 # finds nothing (two scans with a pause: an object must look unreferenced in
 # both, and be older than kmemleak's minimum age, to be reported).
 

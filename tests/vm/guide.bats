@@ -1,6 +1,5 @@
 #!/usr/bin/env bats
 # The operator's guide (Documentation/operators-guide.rst), run as written.
-# Runs inside the VM as root (scripts/run-tests.sh vm).
 #
 # The guide's marked blocks are taken from the guide itself
 # (tests/guide-blocks.py): `.. example: NAME` blocks are the files it
@@ -12,17 +11,13 @@
 # and `stop` are emulated from the unit file by sysd_start/sysd_stop below,
 # which refuse any [Service] setting they do not implement.
 
-bats_require_minimum_version 1.5.0
+load lib
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
-	OBJ=$BUILD/progs/xdp_token.bpf.o
+	OBJ=$PROGS/xdp_token.bpf.o
+	need "$OBJ" "$BPFTOOL"
 	W=$BATS_TEST_TMPDIR/w
 	mkdir -p "$W"
-	[[ -f $OBJ ]] || { echo "no $OBJ: build the tests (make test-build)"; return 1; }
-	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL"; return 1; }
 	"$TOP/tests/guide-blocks.py" "$TOP/Documentation/operators-guide.rst" "$W/blocks" >/dev/null
 	export TOP BUILD BPFTOOL OBJ W
 }
@@ -62,8 +57,9 @@ prepare_host() {
 	mount --bind "$W/etc" /etc
 	mount -t tmpfs -o mode=0755 tmpfs /usr/local
 	# `make install` (bpftool, its man pages, the completion, the shared
-	# libbpf), without make's build steps
-	PREFIX=/usr/local DESTDIR= "$TOP/scripts/bpftool.sh" install >/dev/null
+	# libbpf), its build prerequisites taken as done
+	make -s --no-print-directory -C "$TOP" -o bpftool -o libbpf install \
+		PREFIX=/usr/local DESTDIR= >/dev/null
 	# the BPF FS as systemd mounts it
 	mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 	# the files of the guide, where its commands expect them

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Run inside a test VM (scripts/run-tests.sh starts one or more VMs with
-# this as their command): bats files, one bats run each, TAP into
-# /run/vm-out/tap/NNN-NAME.tap (and on stdout).
+# The guest side of scripts/vm-suite.sh: run inside each test VM, it runs
+# bats files, one bats run each, TAP into /run/vm-out/tap/NNN-NAME.tap (and
+# on stdout), and says what each took (`# vm-suite: FILE took Ns`).
 #
-#   vm-tests.sh [-p FILE]... [-a FILE]... [QUEUE]
+#   vm-suite-guest.sh [-p FILE]... [-a FILE]... [QUEUE]
 #
 # -p FILE runs before the queue, -a FILE after it, in every VM (e.g. the
 # debug suite's kmemleak scans, which look at the VM's own kernel). QUEUE is
@@ -33,9 +33,11 @@ run_file() {
 	local f=$1 tap
 	n=$((n + 1))
 	tap=$tapdir/$(printf '%03d' "$n")-$(basename "$f" .bats).tap
-	echo "# vm-tests: $f"
+	echo "# vm-suite: $f"
+	SECONDS=0
 	bats --tap "$f" | tee "$tap"
 	[[ ${PIPESTATUS[0]} == 0 ]] || rc=1
+	echo "# vm-suite: $f took ${SECONDS}s"
 }
 
 for f in ${pre[@]+"${pre[@]}"}; do
