@@ -1,5 +1,6 @@
 # Shared by tests/vm/container.bats and tests/vm/debian-apps.bats (`load
-# container`): an unprivileged "container" and the tools to drive it.
+# container`, after `load lib`): an unprivileged "container" and the tools
+# to drive it.
 #
 # The container: uid 65534 runs `unshare --user --map-root-user --mount
 # --net`, so its root is uid 65534 outside, with every capability inside its
@@ -8,22 +9,15 @@
 # cannot be mounted from inside a user namespace), owned by the container's
 # root, and creates a veth pair: $VH stays outside, $VC moves in.
 
-CUID=65534
-
-# Drop to nobody with no capabilities at all.
-as_nobody() {
-	setpriv --reuid=$CUID --regid=$CUID --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
-}
+CUID=$NOBODY
 
 # container_start: sets CPID (the container's init), VH and VC (veth ends)
 container_start() {
 	local i
-	# not through as_nobody: $! must be the process that becomes the
-	# container (setpriv execs unshare, which unshares and execs sleep);
-	# no bats fd 3 in it, or bats waits for it
-	setpriv --reuid=$CUID --regid=$CUID --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- unshare --user --map-root-user --mount --net \
+	# "${AS_NOBODY[@]}", not as_nobody: $! must be the process that
+	# becomes the container (setpriv execs unshare, which unshares and
+	# execs sleep); no bats fd 3 in it, or bats waits for it
+	"${AS_NOBODY[@]}" unshare --user --map-root-user --mount --net \
 		sleep 100000 3>&- &
 	CPID=$!
 	# wait until it is in its namespaces with its uid map written

@@ -8,20 +8,13 @@
 # socket (SCM_RIGHTS, build/tests/token-pass), and a token bound to the
 # container's user namespace is useless outside it.
 
-bats_require_minimum_version 1.5.0
+load lib
+load container
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
-	TEST_BIN=${TEST_BIN:-$BUILD/tests}
-	PROGS=$BUILD/progs
 	LIBBPF_SO_DIR=$BUILD/libbpf
-	load container
-	for f in "$PROGS/ctr_xdp.bpf.o" "$PROGS/ctr_tc.bpf.o" "$TEST_BIN/token-pass"; do
-		[[ -e $f ]] || { echo "no $f: build the tests (make test-build)"; return 1; }
-	done
-	[[ -e $LIBBPF_SO_DIR/libbpf.so.1 ]] || { echo "no $LIBBPF_SO_DIR/libbpf.so.1: make libbpf"; return 1; }
+	need "$PROGS/ctr_xdp.bpf.o" "$PROGS/ctr_tc.bpf.o" "$TEST_BIN/token-pass" \
+		"$LIBBPF_SO_DIR/libbpf.so.1"
 	container_start
 	# a directory both sides of the socket can reach (bats' own is root's,
 	# 0700): /tmp is the same tmpfs in the container's (copied) mount

@@ -12,18 +12,12 @@
 # token but the system's libbpf (which does not know LIBBPF_BPF_TOKEN_PATH);
 # it works with both, and what it loaded runs (frames are counted or dropped).
 
-bats_require_minimum_version 1.5.0
+load lib
+load container
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
-	PROGS=$BUILD/progs
 	LIBBPF_SO_DIR=$BUILD/libbpf
-	load container
-	for f in "$PROGS/ctr_xdp.bpf.o" "$PROGS/ctr_tc.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1"; do
-		[[ -e $f ]] || { echo "no $f: make libbpf test-build"; return 1; }
-	done
+	need "$PROGS/ctr_xdp.bpf.o" "$PROGS/ctr_tc.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1"
 	container_start
 	TOKEN=/sys/fs/bpf/token
 	OURS=(env LD_LIBRARY_PATH="$LIBBPF_SO_DIR")

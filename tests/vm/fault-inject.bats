@@ -9,23 +9,20 @@
 # with a stack trace: those are expected here and taken out of the kernel
 # log (anything else in it fails the test; the log is checked clean first).
 
+load lib
+
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
 	FAULT=$BUILD/stress/token_fault
-	[[ -x $FAULT ]] || { echo "no $FAULT: run 'make test-build'"; false; }
+	need "$FAULT"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	WORK=$(mktemp -d /tmp/fault.XXXXXX)
 	# unprivileged processes must reach the BPF FS instances below it
-	chmod 0755 "$WORK"
+	work_dir fault
 }
 
 teardown() {
 	umount -l "$WORK"/fi 2>/dev/null || true
 	rm -rf "$WORK"
 }
-
-BAD='Kernel panic|Oops|BUG:|WARNING:|general protection fault|Call Trace:|UBSAN:|ODEBUG:|suspected memory leak|INFO: (possible|suspicious|inconsistent)'
 
 # The kernel log without the reports of injected allocation failures: from
 # a "... allocation failure" / "vmalloc error" line to the end of its stack.
@@ -36,9 +33,14 @@ filtered_log() {
 		!skip'
 }
 
+# filtered_trouble: kernel trouble in filtered_log
+filtered_trouble() {
+	filtered_log | kernel_trouble_lines 20
+}
+
 @test "fault-inject: every failure point of token creation and token use fails cleanly" {
 	# Earlier trouble must not be hidden by the clean-up below.
-	run bash -c "dmesg | grep -aE '$BAD' | head -5"
+	run kernel_trouble
 	[[ -z $output ]] || { echo "kernel log not clean before the test:"; echo "$output"; false; }
 	dmesg -C
 
@@ -54,7 +56,7 @@ filtered_log() {
 		echo "# $line" >&3
 	done
 
-	run bash -c "$(declare -f filtered_log); filtered_log | grep -aE '$BAD' | head -20"
+	run filtered_trouble
 	[[ -z $output ]] || { echo "kernel trouble during fault injection:"; echo "$output"; false; }
 	# Only expected reports are left: drop them, so that the suite's final
 	# kernel-log check does not take them for trouble.

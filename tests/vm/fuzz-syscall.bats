@@ -3,16 +3,16 @@
 # BPF_TOKEN_CREATE, map/BTF/prog creation with token fds, BPF_OBJ_GET/PIN and
 # GET_INFO_BY_FD on tokens, random fds and sizes, as root then as nobody,
 # with the invariants checked on every call (see the program). FUZZ_SECONDS
-# (default 10; `make check-debug` gives 60) bounds the run.
+# (default 10; `make check-debug` gives 60) bounds the run. The test prints
+# its seed; TEST_SEED=N replays the run (token_fuzz -s N).
+
+load lib
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
 	FUZZ=$BUILD/fuzz/token_fuzz
-	[[ -x $FUZZ ]] || { echo "no $FUZZ: run 'make test-build'"; false; }
-	WORK=$(mktemp -d /tmp/fuzz.XXXXXX)
+	need "$FUZZ"
 	# the nobody phase must reach the BPF FS instances below it
-	chmod 0755 "$WORK"
+	work_dir fuzz
 }
 
 teardown() {
@@ -22,7 +22,8 @@ teardown() {
 
 @test "fuzz-syscall: token UAPI as root and as nobody, every invariant holds" {
 	secs=${FUZZ_SECONDS:-10}
-	run timeout -k 5 $((secs * 3 + 60)) "$FUZZ" -d "$WORK" -t "$secs"
+	test_seed
+	run timeout -k 5 $((secs * 3 + 60)) "$FUZZ" -d "$WORK" -t "$secs" -s "$SEED"
 	echo "$output"
 	[[ $status == 0 ]]
 	[[ ${lines[-1]} == "token_fuzz: ok" ]]

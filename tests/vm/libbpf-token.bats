@@ -3,18 +3,16 @@
 # LIBBPF_BPF_TOKEN_PATH), through the C selftest tests/libbpf-token: root
 # creates the tokens, an unprivileged child (uid 65534, no capabilities)
 # opens and loads tests/progs objects. One bats test per case of token_load.
-# Runs inside the VM as root (scripts/run-tests.sh vm).
+
+load lib
 
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
 	TOKEN_LOAD=$BUILD/libbpf-token/token_load
-	PROGS=$BUILD/progs
+	need "$TOKEN_LOAD"
 }
 
 # token_load CASE: the case passes, as "ok 1 CASE" of a one-test TAP plan
 token_load() {
-	[[ -x $TOKEN_LOAD ]] || { echo "no $TOKEN_LOAD: build the tests (make test-build)"; return 1; }
 	run "$TOKEN_LOAD" -p "$PROGS" -t "$1"
 	echo "$output"
 	[[ $status == 0 ]]
@@ -23,7 +21,6 @@ token_load() {
 }
 
 @test "token_load knows exactly the cases of this file" {
-	[[ -x $TOKEN_LOAD ]]
 	run "$TOKEN_LOAD" -l
 	[[ $status == 0 ]]
 	mine=$(sed -n 's/^\t*token_load \([a-z_]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)

@@ -5,12 +5,13 @@
 # their attach target among them. How: tests/vm/parity.bash; the project's
 # corpus: tests/vm/parity.bats.
 
-bats_require_minimum_version 1.5.0
+load lib
 
 PARITY_GROUP=debian
 
+load parity
+
 setup() {
-	load parity
 	parity_setup
 }
 

@@ -3,7 +3,7 @@
 # libxdp1, /usr/lib/<multiarch>/bpf): the parity of loading through a BPF
 # token with loading as root. Two files, so that the parallel VMs of the
 # suite share the work; each sets PARITY_GROUP (corpus or debian) and then
-# `load parity`.
+# `load lib` and `load parity`.
 #
 # Each object is loaded three ways, by `bpftool prog loadall OBJ DIR [token
 # TOKEN] pinmaps DIR2` (tests/parity/load.sh, one fresh BPF FS per load):
@@ -20,25 +20,14 @@
 # is needed.
 
 parity_setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
 	export BPFTOOL
-	PROGS=$BUILD/progs
 	LOAD=$TOP/tests/parity/load.sh
 	DEB_NEEDS=$TOP/tests/parity/xdp-tools
-	DEB_OBJS=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/bpf
+	DEB_OBJS=$DEBIAN_BPF
 	# results of the three loads, shared by the tests of this file
 	RESULTS=$BATS_FILE_TMPDIR/parity
 	mkdir -p "$RESULTS"
-	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL: build bpftool"; return 1; }
-	[[ -f $PROGS/syscount.bpf.o ]] || { echo "no $PROGS/syscount.bpf.o: build the tests"; return 1; }
-}
-
-# Drop to nobody with no capabilities at all.
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
+	need "$BPFTOOL" "$PROGS/syscount.bpf.o"
 }
 
 # obj_path NAME, needs_path NAME: a corpus object and its needs, or a

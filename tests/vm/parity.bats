@@ -7,12 +7,13 @@
 # application. How: tests/vm/parity.bash; Debian's objects:
 # tests/vm/parity-debian.bats.
 
-bats_require_minimum_version 1.5.0
+load lib
 
 PARITY_GROUP=corpus
 
+load parity
+
 setup() {
-	load parity
 	parity_setup
 }
 

@@ -1,19 +1,7 @@
 #!/usr/bin/env bats
 # Smoke test of the VM itself: the patched kernel just built, BPF FS, bpf(2).
-# Runs inside the VM as root (scripts/run-tests.sh vm).
 
-setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	KOBJ=${KOBJ:-$TOP/build/kobj}
-	BPFTOOL=${BPFTOOL:-$TOP/build/bpftool/bpftool}
-	TEST_BIN=${TEST_BIN:-$TOP/build/tests}
-}
-
-# Drop to nobody with no capabilities at all.
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
-}
+load lib
 
 # GNU build ID of the running kernel, from /sys/kernel/notes (raw ELF notes:
 # namesz, descsz, type, then name and desc, each padded to 4 bytes).
