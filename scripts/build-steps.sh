@@ -20,9 +20,9 @@ for target in "$@"; do
 	n=$((n + 1))
 	log "build: $target"
 	if make --no-print-directory -C "$TOP" "$target"; then
-		echo "ok $n build: $target"
+		echo "ok $n build: $target" >>"$tap"
 	else
-		echo "not ok $n build: $target"
-	fi >>"$tap"
+		echo "not ok $n build: $target" >>"$tap"
+	fi
 done
 echo "1..$n" >>"$tap"

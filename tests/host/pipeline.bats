@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# The pipeline's own contracts (no kernel needed): the summary line of
+# scripts/tap-summary.sh, build steps counted as tests
+# (scripts/build-steps.sh), `make help`, the steps of `make check`, and
+# .ci/run's sum of its two passes.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	T=$BATS_TEST_TMPDIR
+}
+
+@test "tap-summary: passes, failures, skips; a lost plan and a missing suite are failures" {
+	printf '%s\n' 'ok 1 a' 'ok 2 b # skip no device' 'not ok 3 c' '1..3' >"$T/one.tap"
+	# a run that announced 4 tests and reported 2 (crashed)
+	printf '%s\n' '1..4' 'ok 1 d' 'ok 2 e' >"$T/two.tap"
+	mkdir "$T/dir"
+	printf '%s\n' '1..1' 'ok 1 f' >"$T/dir/x.tap"
+	printf '%s\n' 'ok 9999 vm1: kernel log clean' >"$T/dir/y.tap"
+
+	run "$TOP/scripts/tap-summary.sh" "$T/one.tap"
+	[[ $status == 1 && $output == "1 passed, 1 failed, 1 skipped" ]]
+	run "$TOP/scripts/tap-summary.sh" "$T/two.tap"
+	[[ $status == 1 && $output == "2 passed, 2 failed" ]]
+	run "$TOP/scripts/tap-summary.sh" "$T/dir"
+	[[ $status == 0 && $output == "2 passed, 0 failed" ]]
+	run --separate-stderr "$TOP/scripts/tap-summary.sh" "$T/dir" "$T/none.tap"
+	[[ $status == 1 && $output == "2 passed, 1 failed" ]]
+	[[ $stderr == *"no $T/none.tap"* ]]
+	run "$TOP/scripts/tap-summary.sh" "$T/one.tap" "$T/two.tap" "$T/dir"
+	[[ $status == 1 && ${lines[-1]} == "5 passed, 3 failed, 1 skipped" ]]
+	run "$TOP/scripts/tap-summary.sh"
+	[[ $status == 2 ]]
+}
+
+@test "build-steps: a failing step is one failed test, the steps after it still run" {
+	mkdir "$T/top"
+	printf '%s\n' 'good:' '	@echo built' 'bad:' '	@false' 'after:' '	@touch $(CURDIR)/after' \
+		>"$T/top/Makefile"
+	run env TOP="$T/top" "$TOP/scripts/build-steps.sh" "$T/build.tap" good bad after
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $(<"$T/build.tap") == "$(printf '%s\n' 'ok 1 build: good' 'not ok 2 build: bad' 'ok 3 build: after' '1..3')" ]]
+	[[ -e $T/top/after ]]
+	run "$TOP/scripts/tap-summary.sh" "$T/build.tap"
+	[[ $status == 1 && $output == "2 passed, 1 failed" ]]
+}
+
+@test "make help lists every target of the Makefile, with its description" {
+	local t targets
+	run make -s -C "$TOP" --no-print-directory help
+	echo "$output"
+	[[ $status == 0 ]]
+	targets=$(sed -n 's/^\([a-z][a-z0-9-]*\):\([^=].*\)\?$/\1/p' "$TOP/Makefile" | grep -v '^build-' | sort -u)
+	[[ $(wc -l <<<"$targets") -ge 15 ]]
+	for t in $targets; do
+		grep -qE "^  $t +[^ ]" <<<"$output" || { echo "'$t' is not listed with a description"; false; }
+	done
+}
+
+@test "make check: the build steps, the host suite, the VM suite, then the summary, each run whatever the others did" {
+	run make -n -s -C "$TOP" --no-print-directory -o kernel -o libbpf check
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == */scripts/build-steps.sh\ */build.tap\ build-bpftool\ build-helpers\ * ]]
+	[[ ${lines[1]} == */scripts/host-suite.sh\ */host.tap ]]
+	[[ ${lines[2]} == *VM_OUT=*\ */scripts/vm-suite.sh\ */vm ]]
+	[[ ${lines[3]} == */scripts/tap-summary.sh\ */build.tap\ */host.tap\ */vm ]]
+	# make goes on after a failing step: the first three are ignore-error lines
+	[[ $(sed -n '/^check:/,/^$/p' "$TOP/Makefile" | grep -c '^	-@') == 3 ]]
+}
+
+@test ".ci/run sums both passes; a pass without a summary line is a failure" {
+	mkdir "$T/bin"
+	# a make that prints what it was asked, then a summary line
+	cat >"$T/bin/make" <<-'EOF'
+	#!/bin/bash
+	echo "make $*"
+	case $1 in
+	check) echo "210 passed, 0 failed" ;;
+	check-debug-kernel) [[ -n ${NO_SUMMARY:-} ]] || echo "40 passed, 2 failed, 1 skipped"; exit 1 ;;
+	esac
+	EOF
+	chmod +x "$T/bin/make"
+	run env PATH="$T/bin:$PATH" "$TOP/.ci/run"
+	echo "$output"
+	[[ $status == 1 ]]
+	[[ $output == *"make check-debug-kernel DEBUG_SECONDS=30"* ]]
+	[[ ${lines[-1]} == "250 passed, 2 failed, 1 skipped" ]]
+	run env PATH="$T/bin:$PATH" NO_SUMMARY=1 CI_DEBUG_TESTS="tests/vm/smoke.bats" "$TOP/.ci/run"
+	echo "$output"
+	[[ $output == *"KERNEL_VM_TESTS=tests/vm/smoke.bats"* ]]
+	[[ $status == 1 && ${lines[-1]} == "210 passed, 1 failed" ]]
+	run env PATH="$T/bin:$PATH" CI_DEBUG=0 "$TOP/.ci/run"
+	[[ $status == 0 && ${lines[-1]} == "210 passed, 0 failed" ]]
+	[[ $output != *check-debug* ]]
+}
