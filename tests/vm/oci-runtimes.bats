@@ -80,6 +80,7 @@ create() {
 	"$RT" create --bundle "$B" "$ID" </dev/null >"$B/stdout" 2>"$B/stderr" 3>&- || status=$?
 	output=$(<"$B/stderr")
 	echo "$RT create: status $status: $output"
+	[[ ! -s $B/hook.err ]] || echo "hook's stderr (crun): $(<"$B/hook.err")"
 }
 
 # ct CMD...: CMD in the container, as its root, with the runtime's exec
@@ -143,7 +144,9 @@ scenario() {
 	[[ $status == 0 ]]
 	ino=$(stat -Lc %i "/proc/$pid/ns/user")
 	[[ $(jq '.[0].userns' <<<"$output") == "$ino" ]]
-	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == "/$OCI_CGROUP/$ID" ]]
+	# the cgroup's id is its inode number on the cgroup v2 file system
+	[[ $(jq -r '.[0].cgroup.id' <<<"$output") == "$(stat -c %i "/sys/fs/cgroup/$OCI_CGROUP/$ID")" ]]
+	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == @(null|/$OCI_CGROUP/$ID) ]]
 	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["cgroup_skb","xdp"]' ]]
 	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array","array_of_maps","hash_of_maps"]' ]]
 
