@@ -60,7 +60,9 @@ prepare() {
 	cur=$(cat "$OB/$tree/rev" 2>/dev/null || true)
 	if [[ $cur != "$rev" ]]; then
 		log "oracle: $tree tree at $(git -C "$KSRC" log -1 --format='%h %s' "$rev")"
-		git -C "$wt" checkout -q -- tools/testing/selftests/bpf/test_maps.c
+		git -C "$wt" checkout -q -- tools/testing/selftests/bpf
+		find "$wt/tools/testing/selftests/bpf" -name '*.oracle-off' -delete
+		rm -f "$OB/$tree/st/not-built.txt"
 		git -C "$wt" checkout -q --detach "$rev"
 		patch -s -p1 -d "$wt" <"$ODIR/test_maps-per-test.patch"
 		echo "$rev" >"$OB/$tree/rev"
@@ -73,20 +75,58 @@ prepare() {
 kernel() {
 	local tree=$1
 	KSRC=$OB/$tree/linux KOBJ=$OB/$tree/kobj nice -n 19 flock "$LOCK" "$TOP/scripts/kernel.sh"
-	# External modules (bpf_testmod) link against Module.symvers; with no
-	# in-tree modules it is vmlinux's.
+	# External modules (bpf_testmod) need modules_prepare (module.lds) and
+	# Module.symvers; with no in-tree modules it is vmlinux's.
+	nice -n 19 flock "$LOCK" make -s -C "$OB/$tree/linux" O="$OB/$tree/kobj" ARCH=x86_64 \
+		CC="ccache gcc" HOSTCC=gcc modules_prepare
 	cp "$OB/$tree/kobj/vmlinux.symvers" "$OB/$tree/kobj/Module.symvers"
 }
 
+# The selftests of the tree. The test kernel's configuration is small (no
+# IPv6, no LSM, ...): BPF programs that use types its vmlinux.h lacks do not
+# compile. Such a progs/X.c becomes an empty program (so that the
+# hard-coded skeleton lists still build), and a prog_tests/ or map_tests/
+# file that then fails to compile is left out; each is listed with its first
+# error in st/not-built.txt. The build is retried until it succeeds.
 selftests() {
-	local tree=$1 wt=$OB/$1/linux kobj=$OB/$1/kobj out=$OB/$1/st
+	local tree=$1 wt=$OB/$1/linux kobj=$OB/$1/kobj out=$OB/$1/st sd pass=0 rc f why
+	sd=$wt/tools/testing/selftests/bpf
 	command -v ld.lld >/dev/null || die "ld.lld missing (Debian package lld): the selftests link urandom_read with it"
 	[[ -f $kobj/vmlinux ]] || die "no $kobj/vmlinux: run '$0 kernel $tree' first"
 	mkdir -p "$out"
-	nice -n 19 flock "$LOCK" make -C "$wt/tools/testing/selftests/bpf" -j"$JOBS" \
-		OUTPUT="$out" VMLINUX_BTF="$kobj/vmlinux" KDIR="$kobj" KBUILD_MODPOST_WARN=1 \
-		CC="ccache gcc" CLANG="ccache ${CLANG:-clang}" \
-		"$out/test_verifier" "$out/test_maps" "$out/test_progs"
+	touch "$out/not-built.txt"
+	# urandom_read links liburandom_read.so by its bare name from the
+	# source directory, which works only when OUTPUT is that directory.
+	ln -sfn "$out/liburandom_read.so" "$sd/liburandom_read.so"
+	while :; do
+		pass=$((pass + 1))
+		rc=0
+		nice -n 19 flock "$LOCK" make -k -C "$sd" -j"$JOBS" \
+			OUTPUT="$out" VMLINUX_BTF="$kobj/vmlinux" KDIR="$kobj" KBUILD_MODPOST_WARN=1 \
+			CC="ccache gcc" CLANG="ccache ${CLANG:-clang}" \
+			"$out/test_verifier" "$out/test_maps" "$out/test_progs" >"$out/build.log" 2>&1 || rc=$?
+		[[ $rc != 0 ]] || break
+		mapfile -t bad < <(grep -aoE '(^|/)(progs|prog_tests|map_tests)/[A-Za-z0-9_.-]+\.c:[0-9]+:[0-9]+: (fatal )?error' "$out/build.log" |
+			sed -e 's|^/||' -e 's|:.*||' | sort -u)
+		if [[ ${#bad[@]} == 0 || $pass -gt 8 ]]; then
+			grep -a -m20 -E 'error|Error' "$out/build.log" >&2
+			die "selftests of $tree do not build (pass $pass; see $out/build.log)"
+		fi
+		for f in "${bad[@]}"; do
+			why=$(grep -a -m1 -E "(^|/)$f:[0-9]+:[0-9]+: (fatal )?error" "$out/build.log" |
+				sed -E 's|^.*error: ||')
+			printf '%s\t%s\n' "$f" "$why" >>"$out/not-built.txt"
+			case $f in
+			progs/*)
+				printf '/* left out by tests/oracle: does not compile against this vmlinux.h */\n%s\n' \
+					'char _license[] __attribute__((section("license"), used)) = "GPL";' >"$sd/$f" ;;
+			*) mv "$sd/$f" "$sd/$f.oracle-off" ;;
+			esac
+		done
+		rm -f "$sd/prog_tests/tests.h" "$sd/map_tests/tests.h"
+		log "oracle: selftests $tree: pass $pass left out ${#bad[@]} file(s); building again"
+	done
+	log "oracle: selftests $tree built ($pass pass(es)); $(wc -l <"$out/not-built.txt") file(s) left out, see $out/not-built.txt"
 }
 
 # Boot the tree's kernel for one suite until every test ran (a kernel crash
