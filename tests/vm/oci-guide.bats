@@ -6,16 +6,12 @@
 # made to look like an installed host: /usr/local with what `make install`
 # installs (bpftool, libbpf.so.1, the hook) and a writable /var/lib.
 
-bats_require_minimum_version 1.5.0
-
 setup() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	OBJ=$BUILD/progs/ctr_xdp.bpf.o
+	load lib
+	OBJ=$PROGS/ctr_xdp.bpf.o
 	W=$BATS_TEST_TMPDIR/w
 	mkdir -p "$W"
-	[[ -f $OBJ ]] || { echo "no $OBJ: build the tests (make test-build)"; return 1; }
-	[[ -x $BUILD/bpftool/bpftool ]] || { echo "no $BUILD/bpftool/bpftool"; return 1; }
+	need "$OBJ" "$BPFTOOL" "$BUILD/libbpf/libbpf.so.1"
 	"$TOP/tests/guide-blocks.py" "$TOP/Documentation/operators-guide.rst" "$W/blocks" >/dev/null
 	export TOP BUILD OBJ W
 }

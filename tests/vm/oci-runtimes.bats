@@ -14,35 +14,29 @@
 # without the annotations is left alone, and bad annotations stop the
 # container from being created, leaving nothing behind.
 
-bats_require_minimum_version 1.5.0
-
 setup_file() {
-	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-	BUILD=${BUILD:-$TOP/build}
-	export TOP BUILD
-	# one prefix for the whole file: bpftool, libbpf.so.1 and the hook
-	export OCI_PREFIX=$BATS_FILE_TMPDIR/prefix
+	load lib
 	load oci
+	# one prefix for the whole file: bpftool and the hook, installed
+	export OCI_PREFIX=$BATS_FILE_TMPDIR/prefix
 	oci_install "$OCI_PREFIX"
 	mkdir -p "/sys/fs/cgroup/$OCI_CGROUP"
 }
 
 teardown_file() {
+	load lib
 	load oci
 	rmdir "/sys/fs/cgroup/$OCI_CGROUP" 2>/dev/null || true
 }
 
 setup() {
+	load lib
 	load oci
+	# the hook runs the bpftool of its prefix; the test, on the host and in
+	# the container (which sees the project, not the prefix), the build's
 	OCI_HOOK=$OCI_PREFIX/libexec/bpf-token/oci-hook
-	BPFTOOL=$OCI_PREFIX/sbin/bpftool
-	# the container sees the project, not the test's prefix
-	CT_BPFTOOL=$BUILD/bpftool/bpftool
-	PROGS=$BUILD/progs
 	LIBBPF_SO_DIR=$BUILD/libbpf
-	for f in "$PROGS/ctr_xdp.bpf.o" "$PROGS/cgroup_skb_maps.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1"; do
-		[[ -e $f ]] || { echo "no $f: make libbpf test-build"; return 1; }
-	done
+	need "$PROGS/ctr_xdp.bpf.o" "$PROGS/cgroup_skb_maps.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1" "$BPFTOOL"
 	ID=oci$BATS_TEST_NUMBER
 	# the bundle: in a directory the container's root may search (the
 	# runtime reaches the root file system as that user)
@@ -181,19 +175,19 @@ scenario() {
 	# a cgroup program, loaded through the token: attached to the
 	# container's own cgroup (its cgroup namespace's root, and the same
 	# cgroup seen in the host's tree); refused above it
-	run ct "$CT_BPFTOOL" prog loadall "$PROGS/cgroup_skb_maps.bpf.o" /sys/fs/bpf/cg \
+	run ct "$BPFTOOL" prog loadall "$PROGS/cgroup_skb_maps.bpf.o" /sys/fs/bpf/cg \
 		token /sys/fs/bpf/token pinmaps /sys/fs/bpf/cgmaps
 	echo "loadall: $output"
 	[[ $status == 0 ]]
 	prog=/sys/fs/bpf/cg/skb_ingress
 	for cg in "/host-cgroup/$OCI_CGROUP" /host-cgroup; do
-		run ct "$CT_BPFTOOL" cgroup attach "$cg" ingress pinned "$prog"
+		run ct "$BPFTOOL" cgroup attach "$cg" ingress pinned "$prog"
 		echo "attach to $cg: $status $output"
 		[[ $status != 0 && $output == *"Operation not permitted"* ]]
 	done
 	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP"
 	[[ -z $output ]]
-	run ct "$CT_BPFTOOL" cgroup attach /sys/fs/cgroup ingress pinned "$prog"
+	run ct "$BPFTOOL" cgroup attach /sys/fs/cgroup ingress pinned "$prog"
 	echo "attach to its own cgroup: $status $output"
 	[[ $status == 0 ]]
 	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP/$ID"
