@@ -78,10 +78,12 @@ bpftool: tree ## build/bpftool: bpftool with the token overlay, its man pages
 	@$(MAKE) --no-print-directory build-bpftool
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: bpftool, its man pages and
-# completion, and the shared libbpf in $(PREFIX)/lib/bpf-token/
-install: bpftool libbpf ## install bpftool, man pages, completion, libbpf.so.1 (PREFIX, DESTDIR)
+# completion, the shared libbpf in $(PREFIX)/lib/bpf-token/, and the OCI hook
+# (oci/Makefile: $(PREFIX)/libexec/bpf-token/oci-hook and its hooks.d file)
+install: bpftool libbpf ## install bpftool, man pages, completion, libbpf.so.1, the OCI hook (PREFIX, DESTDIR)
 	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/bpftool.sh install
 	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" $(TOP)/scripts/libbpf.sh install
+	@$(MAKE) --no-print-directory -s -C $(TOP)/oci install PREFIX="$(or $(PREFIX),/usr/local)" DESTDIR="$(DESTDIR)"
 
 # Test binaries: tests/helpers/*.c -> build/tests/*, then every
 # tests/<dir>/Makefile (tests/progs first: BPF programs the others may use),

@@ -11,6 +11,7 @@ pkgs=(
 	bats bash-completion jq python3 python3-docutils
 	dwarves iproute2 systemd
 	xdp-tools libxdp1
+	runc crun
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.
