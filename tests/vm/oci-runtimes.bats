@@ -141,8 +141,8 @@ scenario() {
 	# the cgroup's id is its inode number on the cgroup v2 file system
 	[[ $(jq -r '.[0].cgroup.id' <<<"$output") == "$(stat -c %i "/sys/fs/cgroup/$OCI_CGROUP/$ID")" ]]
 	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == @(null|/$OCI_CGROUP/$ID) ]]
-	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["cgroup_skb","xdp"]' ]]
-	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array","array_of_maps","hash_of_maps"]' ]]
+	[[ $(jq -c '.[0].allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
+	[[ $(jq -c '.[0].allowed_maps | sort' <<<"$output") == '["array","array_of_maps","hash","hash_of_maps"]' ]]
 
 	# the container's network: one end of a veth pair, moved in by root
 	ip link add "$VH" type veth peer name "$VC"

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# The bpf-token OCI hook (oci/oci-hook) on the host, without a container:
+# its installation (make install, oci/Makefile), the hooks.d file that
+# selects it, and every refusal that comes before it touches anything (one
+# "Error: bpf-token hook: ..." line, exit status 1). What it does to a real
+# container is tests/vm/oci-runtimes.bats.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	HOOK=$TOP/oci/oci-hook
+	BUNDLE=$BATS_TEST_TMPDIR/bundle
+	mkdir -p "$BUNDLE/rootfs"
+	echo '{"ociVersion": "1.0.2", "root": {"path": "rootfs"}}' >"$BUNDLE/config.json"
+	SLEEP_PID=
+}
+
+teardown() {
+	[[ -z $SLEEP_PID ]] || kill "$SLEEP_PID" 2>/dev/null || true
+}
+
+# state [ANNOTATION=VALUE...]: a container state as runc passes it at
+# createRuntime (status "creating"), pid $PID (default 1)
+state() {
+	local a ann='{}'
+	for a in "$@"; do
+		ann=$(jq -c --arg k "${a%%=*}" --arg v "${a#*=}" '. + {($k): $v}' <<<"$ann")
+	done
+	jq -nc --arg b "$BUNDLE" --argjson pid "${PID:-1}" --argjson ann "$ann" \
+		'{ociVersion: "1.0.2", id: "ct1", status: "creating", pid: $pid, bundle: $b, annotations: $ann}'
+}
+
+# refused MESSAGE STAGE [ANNOTATION=VALUE...]: the hook, given the state with
+# the annotations, fails with one line that contains MESSAGE
+refused() {
+	local msg=$1 stage=$2
+	shift 2
+	run --separate-stderr "$HOOK" "$stage" < <(state "$@")
+	echo "status $status, stdout '$output'"
+	printf 'stderr: %s\n' "${stderr_lines[@]}"
+	[[ $status == 1 && -z $output && ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Error: bpf-token hook: "*"$msg"* ]]
+}
+
+@test "oci hook: make install puts the hook and its hooks.d file in place" {
+	local dest=$BATS_TEST_TMPDIR/dest json
+	run make -C "$TOP/oci" --no-print-directory install DESTDIR="$dest" PREFIX=/opt/bt
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $(stat -c %a "$dest/opt/bt/libexec/bpf-token/oci-hook") == 755 ]]
+	cmp "$HOOK" "$dest/opt/bt/libexec/bpf-token/oci-hook"
+	json=$dest/opt/bt/share/containers/oci/hooks.d/bpf-token.json
+	[[ $(stat -c %a "$json") == 644 ]]
+	# the OCI hooks configuration podman and CRI-O read (version 1.0.0)
+	[[ $(jq -r .version "$json") == 1.0.0 ]]
+	[[ $(jq -r .hook.path "$json") == /opt/bt/libexec/bpf-token/oci-hook ]]
+	[[ $(jq -c .stages "$json") == '["createRuntime","poststop"]' ]]
+	# selected by any annotation of ours, and by no other
+	run /usr/bin/python3 -c '
+import json, re, sys
+when = json.load(open(sys.argv[1]))["when"]
+assert list(when) == ["annotations"], when
+(key, val), = when["annotations"].items()
+for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
+                ("org.bpf-tokenXobjects", False), ("org.example.objects", False)):
+    got = bool(re.search(key, k)) and bool(re.search(val, "/app.bpf.o"))
+    print(k, got)
+    assert got == want, k' "$json"
+	echo "$output"
+	[[ $status == 0 ]]
+}
+
+@test "oci hook: a container without bpf-token annotations is left alone, silently" {
+	run --separate-stderr "$HOOK" createRuntime < <(state org.example.other=1)
+	[[ $status == 0 && -z $output && -z $stderr ]]
+	run --separate-stderr "$HOOK" < <(state)
+	[[ $status == 0 && -z $output && -z $stderr ]]
+	# nor is poststop of a container it did not handle an error
+	run --separate-stderr "$HOOK" poststop < <(state org.bpf-token.maps=array)
+	[[ $status == 0 && -z $output && -z $stderr ]]
+}
+
+@test "oci hook: unknown annotations and bad values are refused in one line" {
+	refused 'unknown annotation org.bpf-token.map (known: org.bpf-token.objects,' createRuntime \
+		org.bpf-token.map=array
+	refused 'org.bpf-token.maps: bad list "array hash"' createRuntime 'org.bpf-token.maps=array hash'
+	# a value bpftool would take for an option
+	refused 'org.bpf-token.cmds: bad list "-j"' createRuntime org.bpf-token.cmds=-j
+	refused 'org.bpf-token.objects: "app.bpf.o" is not an absolute path' createRuntime \
+		org.bpf-token.objects=app.bpf.o
+	refused 'org.bpf-token.objects: "" is not an absolute path' createRuntime \
+		'org.bpf-token.objects=/a.bpf.o,'
+	refused 'org.bpf-token.path: bad path "/sys/fs/bpf/../token"' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/sys/fs/bpf/../token
+	refused 'org.bpf-token.path: bad path "/sys//token"' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/sys//token
+	refused "org.bpf-token.path: /token: the token's directory" createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/token
+	refused 'a token name cannot start with "-"' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/sys/fs/bpf/-j
+	refused 'the token would allow nothing' createRuntime org.bpf-token.path=/sys/fs/bpf/token
+	# a control character in a value: the error is still one line
+	refused 'unknown annotation org.bpf-token.a b' createRuntime $'org.bpf-token.a\nb=1'
+}
+
+@test "oci hook: a container without a user namespace of its own is refused" {
+	sleep 100 3>&- &
+	SLEEP_PID=$!
+	PID=$SLEEP_PID refused 'the container has no user namespace of its own' createRuntime \
+		org.bpf-token.maps=array
+}
+
+@test "oci hook: bad states and stages are refused in one line" {
+	run --separate-stderr "$HOOK" createRuntime <<<'not json'
+	[[ $status == 1 && $stderr == "Error: bpf-token hook: the container state on stdin is not JSON"* ]]
+	run --separate-stderr "$HOOK" createRuntime <<<'{"id": "../x", "bundle": "/b"}'
+	[[ $status == 1 && $stderr == 'Error: bpf-token hook: unusable container id "../x"' ]]
+	run --separate-stderr "$HOOK" createRuntime < <(state org.bpf-token.maps=array |
+		jq -c '.bundle = "relative"')
+	[[ $status == 1 && $stderr == *'unusable bundle path "relative"'* ]]
+	run --separate-stderr "$HOOK" createRuntime < <(PID=0 state org.bpf-token.maps=array)
+	[[ $status == 1 && $stderr == *'no container process in the container state (pid 0)'* ]]
+	run --separate-stderr "$HOOK" startContainer < <(state)
+	[[ $status == 1 && $stderr == 'Error: bpf-token hook: unknown stage startContainer (createRuntime or poststop)' ]]
+	run --separate-stderr "$HOOK" < <(state | jq -c '.status = "running"')
+	[[ $status == 1 && $stderr == *'cannot tell the stage from status "running"'* ]]
+	run --separate-stderr "$HOOK" a b
+	[[ $status == 2 && $stderr == usage:* ]]
+}
