@@ -107,7 +107,8 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 @test "oci hook: a container without a user namespace of its own is refused" {
 	sleep 100 3>&- &
 	SLEEP_PID=$!
-	PID=$SLEEP_PID refused 'the container has no user namespace of its own' createRuntime \
+	PID=$SLEEP_PID
+	refused 'the container has no user namespace of its own' createRuntime \
 		org.bpf-token.maps=array
 }
 

@@ -50,7 +50,7 @@ prepare_host() {
 # output also in $W/NAME.out
 block() {
 	echo "### guide block $1"
-	(cd "$W" && bash -ex "$W/blocks/run/$1") 2>&1 | tee "$W/$1.out"
+	(cd "$W" && bash -ex "$W/blocks/run/$1") </dev/null 2>&1 | tee "$W/$1.out"
 }
 
 # bpf_mounts: the BPF FS mounts of this mount namespace

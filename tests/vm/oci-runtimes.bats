@@ -78,15 +78,16 @@ create() {
 }
 
 # ct CMD...: CMD in the container, as its root, with the runtime's exec
+# (which passes its standard input on: none, here)
 ct() {
-	"$RT" exec "$ID" "$@"
+	"$RT" exec "$ID" "$@" </dev/null
 }
 
 # ct_token CMD...: the same, an unmodified libbpf application with the
 # project's libbpf.so.1 and the token
 ct_token() {
 	"$RT" exec --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
-		"$ID" "$@"
+		"$ID" "$@" </dev/null
 }
 
 # counter PIN SLOT: slot SLOT of the ctr_* counter map pinned at PIN in the
@@ -227,7 +228,7 @@ scenario() {
 	create runc
 	[[ $status == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$ID ]]
-	run runc exec "$ID" stat -fc %T /sys/fs/bpf
+	run runc exec "$ID" stat -fc %T /sys/fs/bpf </dev/null
 	echo "$output"
 	[[ $output == sysfs ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
@@ -300,7 +301,9 @@ refused() {
 	# the BPF FS is the container's /run, not the host's
 	[[ $(stat -fc %T /run) == tmpfs ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE"$'\n'"/run/bpf-token/oci/$ID" ]]
-	run crun exec "$ID" sh -c 'stat -fc %T /run; ls -ln /run/token'
+	run crun start "$ID"
+	[[ $status == 0 ]]
+	run crun exec "$ID" sh -c 'stat -fc %T /run; ls -ln /run/token' </dev/null
 	echo "$output"
 	[[ ${lines[0]} == bpf_fs ]]
 	[[ ${lines[1]} == "-rw------- 1 0 0 0 "*" /run/token" ]]
