@@ -24,6 +24,7 @@
 
 #include "json_writer.h"
 #include "main.h"
+#include "token_formats.h"
 #include "token_needs.h"
 
 static const char * const token_use_names[] = {
@@ -68,6 +69,25 @@ static void print_sets_plain(FILE *f, const __u64 *sets)
 	}
 }
 
+/* "cgroup": {"id": N, "path": "/a/b" or null}, or null without a scope */
+static void print_cgroup_json(__u64 id)
+{
+	const char *path = id ? token_cgroup_path(id) : NULL;
+
+	jsonw_name(json_wtr, "cgroup");
+	if (!id) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_object(json_wtr);
+	jsonw_lluint_field(json_wtr, "id", id);
+	if (path)
+		jsonw_string_field(json_wtr, "path", path);
+	else
+		jsonw_null_field(json_wtr, "path");
+	jsonw_end_object(json_wtr);
+}
+
 static void print_token_json(const struct token_desc *desc)
 {
 	unsigned int i;
@@ -91,6 +111,8 @@ static void print_token_json(const struct token_desc *desc)
 		jsonw_bool_field(json_wtr, "revoked",
 				 desc->flags & BPF_TOKEN_INFO_REVOKED);
 	}
+	if (desc->has_cgroup)
+		print_cgroup_json(desc->cgroup_id);
 	jsonw_end_object(json_wtr);
 }
 
@@ -113,17 +135,105 @@ static void print_token_plain(FILE *f, const struct token_desc *desc)
 			(unsigned long long)desc->userns_ino);
 	if (desc->depth)
 		fprintf(f, "\tdepth: %u\n", desc->depth);
+	if (desc->cgroup_id && token_cgroup_path(desc->cgroup_id))
+		fprintf(f, "\tcgroup: %s\n", token_cgroup_path(desc->cgroup_id));
+	else if (desc->cgroup_id)
+		fprintf(f, "\tcgroup: %llu\n",
+			(unsigned long long)desc->cgroup_id);
 	if (desc->flags & BPF_TOKEN_INFO_REVOKED)
 		fprintf(f, "\trevoked\n");
 }
 
 /* token needs -------------------------------------------------------------*/
 
+/* The lines of a format, printed once they are all known */
+struct lines {
+	char **v;
+	size_t cnt;
+	bool oom;
+};
+
+static void add_line(const char *line, void *ctx)
+{
+	struct lines *l = ctx;
+	char **tmp, *dup;
+
+	tmp = reallocarray(l->v, l->cnt + 1, sizeof(*l->v));
+	dup = strdup(line);
+	if (tmp)
+		l->v = tmp;
+	if (!tmp || !dup) {
+		free(dup);
+		l->oom = true;
+		return;
+	}
+	l->v[l->cnt++] = dup;
+}
+
+/* The needs @n in format @fmt: {"format": F, "lines": [...]} with -j */
+static int print_needs_format(const struct token_needs *n,
+			      enum token_format fmt)
+{
+	/* Linux 6.9 and later, which the other tools configure, check the
+	 * expected attach type of every program
+	 */
+	__u64 sets[__TOKEN_SET_MAX] = {
+		[TOKEN_SET_CMDS]	= n->sets[TOKEN_SET_CMDS],
+		[TOKEN_SET_MAPS]	= n->sets[TOKEN_SET_MAPS],
+		[TOKEN_SET_PROGS]	= n->sets[TOKEN_SET_PROGS],
+		[TOKEN_SET_ATTACH]	= n->all_attachs,
+	};
+	struct lines l = {};
+	enum token_set bad;
+	size_t i;
+	int err;
+
+	err = token_format_lines(fmt, sets, add_line, &l, &bad);
+	if (err == -ENOENT)
+		p_err("%s has a %s without a name, which %s can't be told",
+		      token_sets[bad].field, token_set_what(bad),
+		      token_format_names[fmt]);
+	else if (err || l.oom)
+		p_err("mem alloc failed");
+	else if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "format", token_format_names[fmt]);
+		jsonw_name(json_wtr, "lines");
+		jsonw_start_array(json_wtr);
+		for (i = 0; i < l.cnt; i++)
+			jsonw_string(json_wtr, l.v[i]);
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	} else {
+		for (i = 0; i < l.cnt; i++)
+			printf("%s\n", l.v[i]);
+	}
+
+	for (i = 0; i < l.cnt; i++)
+		free(l.v[i]);
+	free(l.v);
+	return err || l.oom ? -1 : 0;
+}
+
 static int do_needs(int argc, char **argv)
 {
 	struct token_needs n = {};
-	int i, err = 0;
+	int i, fmt = -1, err = 0;
 
+	/* OBJ... [format FORMAT] */
+	if (argc && !strcmp(argv[argc - 1], "format")) {
+		p_err("missing FORMAT after 'format' (mount, incus, lxd or systemd)");
+		return -1;
+	}
+	if (argc >= 2 && !strcmp(argv[argc - 2], "format")) {
+		fmt = token_format_by_name(argv[argc - 1]);
+		if (fmt < 0) {
+			p_err("unknown format '%s': expected mount, incus, lxd or systemd",
+			      argv[argc - 1]);
+			return -1;
+		}
+		argc -= 2;
+	}
 	if (!argc) {
 		p_err("missing OBJ: 'token needs' takes one or more object files " TOKEN_HELP_HINT);
 		return -1;
@@ -134,7 +244,9 @@ static int do_needs(int argc, char **argv)
 	if (err)
 		goto out;
 
-	if (json_output) {
+	if (fmt >= 0) {
+		err = print_needs_format(&n, fmt);
+	} else if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_name(json_wtr, "objects");
 		jsonw_start_array(json_wtr);
@@ -142,11 +254,14 @@ static int do_needs(int argc, char **argv)
 			jsonw_string(json_wtr, argv[i]);
 		jsonw_end_array(json_wtr);
 		print_sets_json(n.sets);
+		jsonw_bool_field(json_wtr, "cgroup_scope_needed", n.cgroup_scope);
 		jsonw_end_object(json_wtr);
 	} else {
 		for (i = 0; i < argc; i++)
 			printf("%s\n", argv[i]);
 		print_sets_plain(stdout, n.sets);
+		if (n.cgroup_scope)
+			printf("\tcgroup: needed to attach (create the token with \"cgroup CGROUP\")\n");
 	}
 
 out:
@@ -162,6 +277,8 @@ struct create_args {
 	const char *parent;	/* token PARENT */
 	const char *ns;		/* userns NS */
 	int userns_fd;
+	const char *cgroup;	/* cgroup CGROUP */
+	int cgroup_fd;
 	__u64 sets[__TOKEN_SET_MAX];
 	struct token_needs needs;	/* of the objects */
 };
@@ -175,7 +292,7 @@ static bool is_create_keyword(const char *arg)
 			return true;
 
 	return !strcmp(arg, "token") || !strcmp(arg, "userns") ||
-	       !strcmp(arg, "object");
+	       !strcmp(arg, "cgroup") || !strcmp(arg, "object");
 }
 
 /* Open the user namespace @ns: a PID, or the path of a namespace file such
@@ -230,12 +347,13 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
 		if (is_prefix(kw, token_sets[i].keyword))
 			break;
 	if (i == __TOKEN_SET_MAX) {
-		p_err("expected 'token', 'userns', 'cmds', 'maps', 'progs', 'attach' or 'object', got: '%s'",
+		p_err("expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach' or 'object', got: '%s' " TOKEN_HELP_HINT,
 		      kw);
 		return -1;
 	}
 	if (seen[i]) {
-		p_err("'%s' already specified", token_sets[i].keyword);
+		p_err("'%s' already specified " TOKEN_HELP_HINT,
+		      token_sets[i].keyword);
 		return -1;
 	}
 	seen[i] = true;
@@ -252,13 +370,40 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
 	return 2;
 }
 
+/* The argument of keyword @kw, a @what (@desc when it is missing), given at
+ * most once (@prev is the one given before) and not empty. NULL after an
+ * error.
+ */
+static const char *keyword_arg(const char *kw, const char *prev,
+			       const char *what, const char *desc, int *argc,
+			       char ***argv)
+{
+	const char *val;
+
+	if (prev) {
+		p_err("%s already specified " TOKEN_HELP_HINT, what);
+		return NULL;
+	}
+	if (!*argc) {
+		p_err("missing %s after '%s' " TOKEN_HELP_HINT, desc, kw);
+		return NULL;
+	}
+	val = *(*argv)++;
+	(*argc)--;
+	if (!*val) {
+		p_err("empty %s after '%s' " TOKEN_HELP_HINT, what, kw);
+		return NULL;
+	}
+	return val;
+}
+
 /* Parse everything, objects included, before talking to the kernel, so that
  * bad input never leaves a token behind.
  */
 static int parse_create_args(int argc, char **argv, struct create_args *a)
 {
 	bool seen[__TOKEN_SET_MAX] = {};
-	const char *kw;
+	const char *kw, *obj;
 	int n;
 
 	/* "create cmds any": PATH was forgotten, rather than called "cmds" */
@@ -269,47 +414,39 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 	}
 	a->path = GET_ARG();
 	if (!*a->path) {
-		p_err("empty PATH for the new token");
+		p_err("empty PATH for the new token " TOKEN_HELP_HINT);
 		return -1;
 	}
 
 	while (argc) {
 		kw = GET_ARG();
 		if (is_prefix(kw, "token")) {
-			if (a->parent) {
-				p_err("parent token already specified");
+			a->parent = keyword_arg(kw, a->parent, "parent token",
+						"parent token path", &argc, &argv);
+			if (!a->parent)
 				return -1;
-			}
-			if (!argc) {
-				p_err("missing parent token path after '%s'", kw);
-				return -1;
-			}
-			a->parent = GET_ARG();
 		} else if (is_prefix(kw, "userns")) {
-			if (a->ns) {
-				p_err("user namespace already specified");
+			a->ns = keyword_arg(kw, a->ns, "user namespace",
+					    "user namespace (PID or path)",
+					    &argc, &argv);
+			if (!a->ns)
 				return -1;
-			}
-			if (!argc) {
-				p_err("missing user namespace (PID or path) after '%s' " TOKEN_HELP_HINT,
-				      kw);
-				return -1;
-			}
-			a->ns = GET_ARG();
-			if (!*a->ns) {
-				p_err("empty user namespace after '%s'", kw);
-				return -1;
-			}
 			a->userns_fd = userns_open(a->ns);
 			if (a->userns_fd < 0)
 				return -1;
-		} else if (is_prefix(kw, "object")) {
-			if (!argc) {
-				p_err("missing object file after '%s' " TOKEN_HELP_HINT,
-				      kw);
+		} else if (is_prefix(kw, "cgroup")) {
+			a->cgroup = keyword_arg(kw, a->cgroup, "cgroup",
+						"cgroup v2 directory", &argc, &argv);
+			if (!a->cgroup)
 				return -1;
-			}
-			if (token_needs_add_file(&a->needs, GET_ARG()))
+			a->cgroup_fd = token_cgroup_open(a->cgroup);
+			if (a->cgroup_fd < 0)
+				return -1;
+		} else if (is_prefix(kw, "object")) {
+			/* may be repeated */
+			obj = keyword_arg(kw, NULL, "object file", "object file",
+					  &argc, &argv);
+			if (!obj || token_needs_add_file(&a->needs, obj))
 				return -1;
 		} else {
 			n = parse_create_set(a, seen, argc + 1, argv - 1);
@@ -379,10 +516,12 @@ static void explain_create_error(int err, const struct create_args *a)
 		break;
 	case EPERM:
 		if (parent)
-			p_err("can't create token %s: parent token %s does not allow token_create or everything requested%s%s%s",
+			p_err("can't create token %s: parent token %s does not allow token_create or everything requested%s%s%s%s%s%s",
 			      path, parent,
 			      a->ns ? ", or user namespace " : "", a->ns ?: "",
-			      a->ns ? " is not within the parent's" : "");
+			      a->ns ? " is not within the parent's" : "",
+			      a->cgroup ? ", or cgroup " : "", a->cgroup ?: "",
+			      a->cgroup ? " is not within the parent's scope" : "");
 		else
 			p_err("can't create token %s: %s (needs CAP_SYS_ADMIN, or 'token PARENT')",
 			      path, strerror(err));
@@ -410,7 +549,8 @@ static void explain_create_error(int err, const struct create_args *a)
 	case EINVAL:
 		/* An unknown command also says EINVAL */
 		p_err("can't create token %s: %s (does the kernel support %s?)",
-		      path, strerror(err), a->ns ?
+		      path, strerror(err),
+		      a->cgroup ? "scoping BPF tokens to a cgroup" : a->ns ?
 		      "binding BPF tokens to a user namespace" : "BPF tokens");
 		break;
 	default:
@@ -420,7 +560,7 @@ static void explain_create_error(int err, const struct create_args *a)
 
 static int do_create(int argc, char **argv)
 {
-	struct create_args a = { .userns_fd = -1 };
+	struct create_args a = { .userns_fd = -1, .cgroup_fd = -1 };
 	LIBBPF_OPTS(bpf_token_create_opts, opts);
 	int dir_fd = -1, parent_fd = -1, err = -1;
 	struct token_desc desc = {};
@@ -448,6 +588,10 @@ static int do_create(int argc, char **argv)
 		opts.token_flags |= BPF_F_TOKEN_USERNS;
 		opts.userns_fd = a.userns_fd;
 	}
+	if (a.cgroup_fd >= 0) {
+		opts.token_flags |= BPF_F_TOKEN_CGROUP;
+		opts.cgroup_fd = a.cgroup_fd;
+	}
 
 	err = bpf_token_create(dir_fd, base, &opts);
 	if (err) {
@@ -468,6 +612,8 @@ out:
 		close(parent_fd);
 	if (a.userns_fd >= 0)
 		close(a.userns_fd);
+	if (a.cgroup_fd >= 0)
+		close(a.cgroup_fd);
 	if (dir_fd >= 0)
 		close(dir_fd);
 	free(base);
@@ -699,17 +845,19 @@ static int do_help(int argc, char **argv)
 	}
 
 	fprintf(stderr,
-		"Usage: %1$s %2$s create PATH [token PARENT] [userns NS] [cmds LIST] \\\n"
-		"                          [maps LIST] [progs LIST] [attach LIST] \\\n"
-		"                          [object OBJ]...\n"
+		"Usage: %1$s %2$s create PATH [token PARENT] [userns NS] [cgroup CGROUP] \\\n"
+		"                          [cmds LIST] [maps LIST] [progs LIST] \\\n"
+		"                          [attach LIST] [object OBJ]...\n"
 		"       %1$s %2$s { show | list } [PATH]\n"
-		"       %1$s %2$s needs OBJ [OBJ...]\n"
+		"       %1$s %2$s needs OBJ [OBJ...] [format FORMAT]\n"
 		"       %1$s %2$s revoke PATH\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       PARENT := path of a pinned token that allows token_create\n"
 		"       NS := { PID | path of a user namespace, e.g. /proc/PID/ns/user }\n"
+		"       CGROUP := path of a cgroup v2 directory\n"
 		"       OBJ := path of a BPF object file (ELF)\n"
+		"       FORMAT := { mount | incus | lxd | systemd }\n"
 		"       LIST := { any | ITEM[,ITEM...] }, ':' also separates ITEMs\n"
 		"       ITEM := { NAME | NUMBER }\n"
 		"       NAME := { CMD | MAP_TYPE | PROG_TYPE | ATTACH_TYPE } after\n"

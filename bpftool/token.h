@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* BPF tokens in bpftool: what token.c, token_needs.c, prog.c and map.c share
- * (token_info.c).
+ * (token_info.c, token_cgroup.c).
  */
 
 #ifndef __BPF_TOOL_TOKEN_H
@@ -38,6 +38,9 @@ struct token_desc {
 	__u64 userns_ino;
 	__u32 flags;
 	__u32 depth;
+	/* and the cgroup scope, on a kernel that has it */
+	bool has_cgroup;
+	__u64 cgroup_id;
 };
 
 /* Open the token pinned at @path: read-write to use it (which needs read and
@@ -61,5 +64,16 @@ int fd_above_zero(int fd);
 
 /* Is @fd on a BPF FS? */
 bool fd_on_bpffs(int fd);
+
+/* The cgroup scope (token_cgroup.c). Open @path, a cgroup v2 directory, for
+ * "token create ... cgroup CGROUP": prints an error naming it and returns -1
+ * if it is not one.
+ */
+int token_cgroup_open(const char *path);
+
+/* The path of the cgroup whose id is @id under the cgroup v2 mount ("/" for
+ * its root, "/a/b" below it), or NULL when it is not found there.
+ */
+const char *token_cgroup_path(__u64 id);
 
 #endif

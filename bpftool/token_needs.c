@@ -92,6 +92,39 @@ token_needs_add(struct token_needs *n, enum token_set set, unsigned int bit,
 	return 0;
 }
 
+/* The program types whose expected attach type BPF_PROG_LOAD checks against
+ * the token's allowed_attachs: those the kernel reads it for at load (it
+ * selects the hook). For the other types it means nothing.
+ */
+#define ATTACH_TYPE_CONSULTED					\
+	(1ULL << BPF_PROG_TYPE_CGROUP_SKB |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCK |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCK_ADDR |		\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCKOPT |			\
+	 1ULL << BPF_PROG_TYPE_SK_LOOKUP |			\
+	 1ULL << BPF_PROG_TYPE_SK_REUSEPORT |			\
+	 1ULL << BPF_PROG_TYPE_TRACING |			\
+	 1ULL << BPF_PROG_TYPE_LSM |				\
+	 1ULL << BPF_PROG_TYPE_XDP)
+
+/* The program types attached to cgroups, which a token program can only be
+ * within the token's cgroup scope; and lsm programs of attach type
+ * lsm_cgroup.
+ */
+#define CGROUP_PROG_TYPES					\
+	(1ULL << BPF_PROG_TYPE_CGROUP_SKB |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCK |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCK_ADDR |		\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SOCKOPT |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_SYSCTL |			\
+	 1ULL << BPF_PROG_TYPE_CGROUP_DEVICE |			\
+	 1ULL << BPF_PROG_TYPE_SOCK_OPS)
+
+static bool prog_type_in(__u64 types, enum bpf_prog_type type)
+{
+	return (unsigned int)type < 64 && (types & (1ULL << type));
+}
+
 /* What loading the programs of @obj needs. */
 static int add_programs(struct token_needs *n, struct bpf_object *obj,
 			const char *file)
@@ -115,10 +148,17 @@ static int add_programs(struct token_needs *n, struct bpf_object *obj,
 		if (token_needs_add(n, TOKEN_SET_CMDS, BPF_PROG_LOAD, false,
 				    "program '%s'", name) ||
 		    token_needs_add(n, TOKEN_SET_PROGS, type, false,
-				    "program '%s'", name) ||
+				    "program '%s'", name))
+			return -1;
+		if (prog_type_in(ATTACH_TYPE_CONSULTED, type) &&
 		    token_needs_add(n, TOKEN_SET_ATTACH, attach, false,
 				    "program '%s'", name))
 			return -1;
+		if ((unsigned int)attach < 64)
+			n->all_attachs |= 1ULL << attach;
+		if (prog_type_in(CGROUP_PROG_TYPES, type) ||
+		    (type == BPF_PROG_TYPE_LSM && attach == BPF_LSM_CGROUP))
+			n->cgroup_scope = true;
 		/* an extension replaces a function of a BPF program, which
 		 * libbpf looks up in that program's BTF, opened by id
 		 */
@@ -135,7 +175,8 @@ static int add_programs(struct token_needs *n, struct bpf_object *obj,
  * reused or not), needs: libbpf creates every map it does not reuse,
  * including its internal ones (.rodata, .data, .bss, .kconfig) and the inner
  * map of a map-in-map; loads every program whose autoload is on, with its
- * program type and expected attach type; and loads the object's BTF. An
+ * program type and, where the kernel consults it at load, its expected attach
+ * type; and loads the object's BTF. An
  * extension (freplace) program also needs to read its target's BTF by id.
  * A fentry/fexit program that an application retargets at a BPF program
  * needs that too, but only the application knows it does.

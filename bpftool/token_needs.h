@@ -24,7 +24,16 @@ struct token_need {
 };
 
 struct token_needs {
+	/* what a token must allow, for this kernel */
 	__u64 sets[__TOKEN_SET_MAX];
+	/* The expected attach type of every program, also of those whose
+	 * program type does not consult it at load: Linux 6.9 and later
+	 * check them all, and the other delegation tools write their
+	 * configuration for those kernels.
+	 */
+	__u64 all_attachs;
+	/* a program needs a cgroup scope to be attached (cgroup types) */
+	bool cgroup_scope;
 	struct token_need *items;
 	size_t cnt;
 	size_t cap;

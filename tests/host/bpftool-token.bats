@@ -9,13 +9,15 @@ bats_require_minimum_version 1.5.0
 # BPF objects for `token needs`, compiled here so that the test says exactly
 # what is in them: mix.bpf.o (maps of every kind libbpf creates, programs
 # whose expected attach type is 0, one whose autoload is off), nobtf.bpf.o
-# (no BTF, no map), odd.bpf.o (a section libbpf does not know) and
-# ext.bpf.o (an extension program, freplace).
+# (no BTF, no map), odd.bpf.o (a section libbpf does not know),
+# ext.bpf.o (an extension program, freplace) and names.bpf.o (type names
+# with digits, for the systemd names).
 setup_file() {
 	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	local build=${BUILD:-$top/build} ksrc=${KSRC:-$top/build/linux} multiarch cflags
 	export OBJ_MIX=$BATS_FILE_TMPDIR/mix.bpf.o OBJ_NOBTF=$BATS_FILE_TMPDIR/nobtf.bpf.o
 	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o OBJ_EXT=$BATS_FILE_TMPDIR/ext.bpf.o
+	export OBJ_NAMES=$BATS_FILE_TMPDIR/names.bpf.o
 	export OBJ_LOG=$BATS_FILE_TMPDIR/objs.log
 	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
 	cflags=(-target bpf -O2 -Wall -Werror -I"$ksrc/tools/include/uapi"
@@ -119,6 +121,33 @@ setup_file() {
 		}
 		char LICENSE[] SEC("license") = "GPL";
 		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_NAMES" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		struct {
+			__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+			__uint(max_entries, 16);
+			__uint(map_flags, BPF_F_NO_PREALLOC);
+			__type(key, __u64);
+			__type(value, __u32);
+		} trie SEC(".maps");
+
+		SEC("lwt_seg6local")
+		int seg6(struct __sk_buff *skb)
+		{
+			return 0;
+		}
+
+		SEC("cgroup/connect4")
+		int connect4(struct bpf_sock_addr *ctx)
+		{
+			__u64 key = 0;
+
+			return bpf_map_lookup_elem(&trie, &key) != 0;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
 	} >"$OBJ_LOG" 2>&1 || true
 }
 
@@ -132,7 +161,7 @@ setup() {
 	[[ -d $SRC ]] || { echo "no $SRC: run 'make bpftool'"; false; }
 	D=$BATS_TEST_TMPDIR/d
 	mkdir -p "$D"
-	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT ]] ||
+	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT && -f $OBJ_NAMES ]] ||
 		{ cat "$OBJ_LOG"; echo "can't compile the test objects"; false; }
 }
 
@@ -176,15 +205,17 @@ run_err() {
 	echo "$stderr"
 	[[ $status == 0 ]]
 	[[ -z $output ]]
-	[[ $stderr == *"token create PATH [token PARENT] [userns NS] [cmds LIST]"* ]]
-	[[ $stderr == *"[maps LIST] [progs LIST] [attach LIST]"* ]]
-	[[ $stderr == *"[object OBJ]..."* ]]
+	[[ $stderr == *"token create PATH [token PARENT] [userns NS] [cgroup CGROUP]"* ]]
+	[[ $stderr == *"[cmds LIST] [maps LIST] [progs LIST]"* ]]
+	[[ $stderr == *"[attach LIST] [object OBJ]..."* ]]
 	[[ $stderr == *"token { show | list } [PATH]"* ]]
-	[[ $stderr == *"token needs OBJ [OBJ...]"* ]]
+	[[ $stderr == *"token needs OBJ [OBJ...] [format FORMAT]"* ]]
 	[[ $stderr == *"token revoke PATH"* ]]
 	[[ $stderr == *"token help"* ]]
 	[[ $stderr == *"NS := { PID | path of a user namespace, e.g. /proc/PID/ns/user }"* ]]
 	[[ $stderr == *"OBJ := path of a BPF object file (ELF)"* ]]
+	[[ $stderr == *"CGROUP := path of a cgroup v2 directory"* ]]
+	[[ $stderr == *"FORMAT := { mount | incus | lxd | systemd }"* ]]
 	[[ $stderr == *"CMD := { map_create | "*" | token_create }"* ]]
 	# -j: null, as for every help
 	run --separate-stderr "$BPFTOOL" -j token help
@@ -220,7 +251,7 @@ run_err() {
 	run_err "'progs' already specified" token create "$p" progs xdp prog xdp
 	run_err "'attach' already specified" token create "$p" attach xdp a xdp
 	run_err "parent token already specified" token create "$p" token /a cmds any token /b
-	run_err "expected 'token', 'userns', 'cmds', 'maps', 'progs', 'attach' or 'object', got: 'frob'" \
+	run_err "expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach' or 'object', got: 'frob'" \
 		token create "$p" cmds any frob any
 	run_err "command mask '0x10000000000000000' does not fit in 64 bits" \
 		token create "$p" cmds 0x10000000000000000
@@ -233,6 +264,67 @@ run_err() {
 	run_err "user namespace already specified" token create "$p" userns $$ userns $$
 	run_err "missing object file after 'object' (see 'bpftool token help')" \
 		token create "$p" object "$OBJ_MIX" object
+	run_err "empty parent token after 'token'" token create "$p" token ''
+	run_err "empty object file after 'object'" token create "$p" object ''
+}
+
+@test "token: every usage error ends with the hint to the help" {
+	local p=$D/tok args cg
+	cg=$(cgroup2_dir)
+	[[ -n $cg ]] || { echo "no cgroup2 mount on this host"; false; }
+	while IFS= read -r args; do
+		eval "run --separate-stderr \"\$BPFTOOL\" token $args"
+		echo "token $args: $stderr"
+		[[ $status != 0 && $stderr == "Error: "*" (see 'bpftool token help')" ]]
+	done <<-EOF
+	create
+	create ''
+	create cmds any
+	create $p token
+	create $p token a token b
+	create $p token ''
+	create $p userns
+	create $p userns $$ userns $$
+	create $p userns ''
+	create $p cgroup
+	create $p cgroup $cg cgroup $cg
+	create $p cgroup ''
+	create $p cmds
+	create $p cmds any cmds any
+	create $p maps stak
+	create $p object
+	create $p object ''
+	create $p frob
+	needs
+	revoke
+	EOF
+}
+
+# A cgroup v2 directory of the host, or nothing
+cgroup2_dir() {
+	awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts
+}
+
+@test "token create: a bad cgroup fails with one error naming it, before the kernel is asked" {
+	local p=$D/tok cg
+	touch "$D/file"
+	run_err "missing PATH for the new token" token create cgroup /sys/fs/cgroup cmds any
+	run_err "missing cgroup v2 directory after 'cgroup' (see 'bpftool token help')" \
+		token create "$p" cmds any cgroup
+	run_err "empty cgroup after 'cgroup'" token create "$p" cgroup ''
+	run_err "can't open cgroup $D/none: No such file or directory" token create "$p" cgroup "$D/none"
+	# a directory, and a file, of another file system
+	run_err "$D is not a cgroup v2 directory" token create "$p" cgroup "$D"
+	run_err "$D/file is not a cgroup v2 directory" token create "$p" cgroup "$D/file"
+	run_err "/proc/self is not a cgroup v2 directory" token create "$p" cgroup /proc/self
+	cg=$(cgroup2_dir)
+	[[ -n $cg ]] || { echo "no cgroup2 mount on this host"; false; }
+	run_err "$cg/cgroup.procs is not a cgroup v2 directory" token create "$p" cgroup "$cg/cgroup.procs"
+	run_err "cgroup already specified" token create "$p" cgroup "$cg" cgroup "$cg"
+	# a good one gets as far as the BPF FS check
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" cgroup "$cg" cmds any
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" userns $$ cgroup "$cg/" \
+		object "$OBJ_MIX"
 }
 
 @test "token create: a bad user namespace fails before the kernel is asked" {
@@ -309,24 +401,71 @@ needs_plain() {
 		"${1:+ $1}" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}"
 }
 
+CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")'
+
 @test "token needs: every map, internal and inner ones included, every autoloaded program, BTF" {
 	# mix.bpf.o: .rodata, .data, .bss and .kconfig (arrays), a percpu hash,
 	# a ring buffer, an array of maps whose inner map is a hash; a kprobe
-	# and a tracepoint (expected attach type 0: cgroup_inet_ingress), a
-	# cgroup_skb/egress program, and an XDP program whose autoload is off
+	# and a tracepoint (whose attach type the kernel does not consult at
+	# load: none), a cgroup_skb/egress program (cgroup_inet_egress, and a
+	# cgroup scope to attach it), and an XDP program whose autoload is off
 	run --separate-stderr "$BPFTOOL" token needs "$OBJ_MIX"
 	echo "status $status, stderr '$stderr'"
 	echo "$output"
 	[[ $status == 0 && -z $stderr ]]
 	diff -u <(needs_plain "$OBJ_MIX" -- "map_create prog_load btf_load" \
 		"hash array percpu_hash array_of_maps ringbuf" "kprobe tracepoint cgroup_skb" \
-		"cgroup_inet_ingress cgroup_inet_egress") <(echo "$output")
+		"cgroup_inet_egress"; echo "$CGROUP_HINT") <(echo "$output")
 
-	# without BTF (no -g), no map: just the program
+	# without BTF (no -g), no map: just the program, no attach type
 	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF"
 	[[ $status == 0 && -z $stderr ]]
-	diff -u <(needs_plain "$OBJ_NOBTF" -- prog_load "" socket_filter cgroup_inet_ingress) \
+	diff -u <(needs_plain "$OBJ_NOBTF" -- prog_load "" socket_filter "") \
 		<(echo "$output")
+}
+
+@test "token needs: the attach type only for the program types that consult it, the cgroup hint for cgroup programs" {
+	local sec type attach hint f=$BATS_TEST_TMPDIR/sec.bpf.o
+	# section: program type, attach type the token must allow, cgroup hint
+	while read -r sec type attach hint; do
+		[[ $attach == - ]] && attach=
+		clang -target bpf -O2 -c -x c -o "$f" - <<-EOF
+		#define SEC(n) __attribute__((section(n), used))
+		SEC("$sec") int prog(void *ctx) { return 0; }
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+		run --separate-stderr "$BPFTOOL" -j token needs "$f"
+		echo "$sec: $output $stderr"
+		[[ $status == 0 ]]
+		[[ $(jq -c '[.allowed_progs, .allowed_attachs, .cgroup_scope_needed]' <<<"$output") == \
+			"$(jq -nc --arg t "$type" --arg a "$attach" --argjson h "$hint" \
+				'[[$t], [$a | select(. != "")], $h]')" ]]
+	done <<-'EOF'
+	socket		socket_filter		-			false
+	kprobe/f	kprobe			-			false
+	tracepoint/a/b	tracepoint		-			false
+	perf_event	perf_event		-			false
+	raw_tp/x	raw_tracepoint		-			false
+	tc		sched_cls		-			false
+	action		sched_act		-			false
+	lwt_in		lwt_in			-			false
+	sk_skb		sk_skb			-			false
+	sk_msg		sk_msg			-			false
+	flow_dissector	flow_dissector		-			false
+	cgroup/dev	cgroup_device		-			true
+	cgroup/sysctl	cgroup_sysctl		-			true
+	sockops		sock_ops		-			true
+	xdp		xdp			xdp			false
+	sk_lookup	sk_lookup		sk_lookup		false
+	sk_reuseport	sk_reuseport		sk_reuseport_select	false
+	cgroup_skb/ingress cgroup_skb		cgroup_inet_ingress	true
+	cgroup/sock_create cgroup_sock		cgroup_inet_sock_create	true
+	cgroup/connect4	cgroup_sock_addr	cgroup_inet4_connect	true
+	cgroup/getsockopt cgroup_sockopt	cgroup_getsockopt	true
+	fentry/f	tracing			trace_fentry		false
+	lsm/file_open	lsm			lsm_mac			false
+	lsm_cgroup/socket_bind lsm		lsm_cgroup		true
+	EOF
 }
 
 @test "token needs: an extension (freplace) program also needs btf_get_fd_by_id" {
@@ -335,8 +474,8 @@ needs_plain() {
 	echo "status $status, stderr '$stderr'"
 	echo "$output"
 	[[ $status == 0 && -z $stderr ]]
-	diff -u <(needs_plain "$OBJ_EXT" -- "prog_load btf_load btf_get_fd_by_id" "" ext \
-		cgroup_inet_ingress) <(echo "$output")
+	diff -u <(needs_plain "$OBJ_EXT" -- "prog_load btf_load btf_get_fd_by_id" "" ext "") \
+		<(echo "$output")
 }
 
 @test "token needs: several objects are merged, JSON is one object with the objects" {
@@ -344,7 +483,7 @@ needs_plain() {
 	[[ $status == 0 && -z $stderr ]]
 	diff -u <(needs_plain "$OBJ_NOBTF" "$OBJ_MIX" "$OBJ_NOBTF" -- "map_create prog_load btf_load" \
 		"hash array percpu_hash array_of_maps ringbuf" "socket_filter kprobe tracepoint cgroup_skb" \
-		"cgroup_inet_ingress cgroup_inet_egress") <(echo "$output")
+		"cgroup_inet_egress"; echo "$CGROUP_HINT") <(echo "$output")
 
 	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_MIX" "$OBJ_NOBTF"
 	echo "$output"
@@ -354,7 +493,8 @@ needs_plain() {
 		allowed_cmds: ["map_create", "prog_load", "btf_load"],
 		allowed_maps: ["hash", "array", "percpu_hash", "array_of_maps", "ringbuf"],
 		allowed_progs: ["socket_filter", "kprobe", "tracepoint", "cgroup_skb"],
-		allowed_attachs: ["cgroup_inet_ingress", "cgroup_inet_egress"]}')" ]]
+		allowed_attachs: ["cgroup_inet_egress"],
+		cgroup_scope_needed: true}')" ]]
 	# -p: the same document
 	compact=$(jq -c . <<<"$output")
 	run --separate-stderr "$BPFTOOL" -p token needs "$OBJ_MIX" "$OBJ_NOBTF"
@@ -373,7 +513,130 @@ needs_plain() {
 		<(echo "$output")
 	run --separate-stderr "$BPFTOOL" token needs "$progs/sockfilter.bpf.o"
 	diff -u <(needs_plain "$progs/sockfilter.bpf.o" -- "map_create prog_load btf_load" array \
-		socket_filter cgroup_inet_ingress) <(echo "$output")
+		socket_filter "") <(echo "$output")
+}
+
+# needs_format OBJ FORMAT: token needs OBJ format FORMAT succeeds, prints
+# exactly stdin, and -j prints {"format": FORMAT, "lines": the same lines}.
+needs_format() {
+	local obj=$1 fmt=$2 want
+	want=$(cat)
+	run --separate-stderr "$BPFTOOL" token needs "$obj" format "$fmt"
+	echo "$fmt: status $status, stderr '$stderr'"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(echo "$want") <(echo "$output")
+	run --separate-stderr "$BPFTOOL" -j token needs "$obj" format "$fmt"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c . <<<"$output") == "$(jq -Rnc --arg f "$fmt" '{format: $f, lines: [inputs]}' <<<"$want")" ]]
+}
+
+@test "token needs ... format: a corpus object in the syntax of each delegation tool" {
+	local obj=$BUILD/progs/kprobe_ringbuf.bpf.o
+	[[ -f $obj ]] || { echo "no $obj: build the tests (make test-build)"; false; }
+	# a kprobe: no attach type here, but the kernels these tools
+	# configure check the expected attach type (0) of every program
+	needs_format "$obj" mount <<-'EOF'
+	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=hash:array:ringbuf,delegate_progs=kprobe,delegate_attachs=cgroup_inet_ingress
+	EOF
+	needs_format "$obj" incus <<-'EOF'
+	security.bpffs.delegate_cmds=map_create,prog_load,btf_load
+	security.bpffs.delegate_maps=hash,array,ringbuf
+	security.bpffs.delegate_progs=kprobe
+	security.bpffs.delegate_attachs=cgroup_inet_ingress
+	EOF
+	needs_format "$obj" lxd <<-'EOF'
+	security.delegate_bpf=true
+	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
+	security.delegate_bpf.map_types=hash:array:ringbuf
+	security.delegate_bpf.prog_types=kprobe
+	security.delegate_bpf.attach_types=cgroup_inet_ingress
+	EOF
+	needs_format "$obj" systemd <<-'EOF'
+	PrivateBPF=yes
+	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
+	BPFDelegateMaps=BPFMapTypeHash,BPFMapTypeArray,BPFMapTypeRingbuf
+	BPFDelegatePrograms=BPFProgTypeKprobe
+	BPFDelegateAttachments=BPFCgroupInetIngress
+	EOF
+}
+
+@test "token needs ... format: a Debian object (xdp-tools' xdpdump_bpf.o) in the syntax of each tool" {
+	local multiarch obj
+	multiarch=$(${CC:-cc} -print-multiarch)
+	obj=/usr/lib/$multiarch/bpf/xdpdump_bpf.o
+	[[ -f $obj ]] || { echo "no $obj: install xdp-tools (make deps)"; false; }
+	needs_format "$obj" mount <<-'EOF'
+	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array:perf_event_array,delegate_progs=tracing,delegate_attachs=trace_fentry:trace_fexit
+	EOF
+	needs_format "$obj" incus <<-'EOF'
+	security.bpffs.delegate_cmds=map_create,prog_load,btf_load
+	security.bpffs.delegate_maps=array,perf_event_array
+	security.bpffs.delegate_progs=tracing
+	security.bpffs.delegate_attachs=trace_fentry,trace_fexit
+	EOF
+	needs_format "$obj" lxd <<-'EOF'
+	security.delegate_bpf=true
+	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
+	security.delegate_bpf.map_types=array:perf_event_array
+	security.delegate_bpf.prog_types=tracing
+	security.delegate_bpf.attach_types=trace_fentry:trace_fexit
+	EOF
+	needs_format "$obj" systemd <<-'EOF'
+	PrivateBPF=yes
+	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
+	BPFDelegateMaps=BPFMapTypeArray,BPFMapTypePerfEventArray
+	BPFDelegatePrograms=BPFProgTypeTracing
+	BPFDelegateAttachments=BPFTraceFentry,BPFTraceFexit
+	EOF
+}
+
+@test "token needs ... format: several objects merged; systemd names are the enum names in camel case" {
+	# mix.bpf.o and ext.bpf.o: every attach type (0 for the kprobe,
+	# tracepoint and extension), the sets merged
+	needs_format "$OBJ_MIX" systemd <<-'EOF'
+	PrivateBPF=yes
+	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
+	BPFDelegateMaps=BPFMapTypeHash,BPFMapTypeArray,BPFMapTypePercpuHash,BPFMapTypeArrayOfMaps,BPFMapTypeRingbuf
+	BPFDelegatePrograms=BPFProgTypeKprobe,BPFProgTypeTracepoint,BPFProgTypeCgroupSkb
+	BPFDelegateAttachments=BPFCgroupInetIngress,BPFCgroupInetEgress
+	EOF
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF" "$OBJ_EXT" format mount
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == "delegate_cmds=prog_load:btf_load:btf_get_fd_by_id,delegate_progs=socket_filter:ext,delegate_attachs=cgroup_inet_ingress" ]]
+	# systemd's name is BPF and the rest of the enum name in camel case,
+	# digits kept: BPF_MAP_TYPE_LPM_TRIE, BPF_PROG_TYPE_LWT_SEG6LOCAL,
+	# BPF_CGROUP_INET4_CONNECT
+	needs_format "$OBJ_NAMES" systemd <<-'EOF'
+	PrivateBPF=yes
+	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
+	BPFDelegateMaps=BPFMapTypeLpmTrie
+	BPFDelegatePrograms=BPFProgTypeCgroupSockAddr,BPFProgTypeLwtSeg6local
+	BPFDelegateAttachments=BPFCgroupInetIngress,BPFCgroupInet4Connect
+	EOF
+	needs_format "$OBJ_NAMES" lxd <<-'EOF'
+	security.delegate_bpf=true
+	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
+	security.delegate_bpf.map_types=lpm_trie
+	security.delegate_bpf.prog_types=cgroup_sock_addr:lwt_seg6local
+	security.delegate_bpf.attach_types=cgroup_inet_ingress:cgroup_inet4_connect
+	EOF
+	# while this kernel needs cgroup_inet4_connect only
+	run "$BPFTOOL" -j token needs "$OBJ_NAMES"
+	[[ $(jq -c '[.allowed_attachs, .cgroup_scope_needed]' <<<"$output") == '[["cgroup_inet4_connect"],true]' ]]
+}
+
+@test "token needs ... format: bad format, missing objects, one error line" {
+	run_err "unknown format 'json': expected mount, incus, lxd or systemd" \
+		token needs "$OBJ_MIX" format json
+	run_err "missing FORMAT after 'format' (mount, incus, lxd or systemd)" \
+		token needs "$OBJ_MIX" format
+	run_err "missing OBJ: 'token needs' takes one or more object files" token needs format mount
+	run_err "can't open object $D/none.o: No such file or directory" \
+		token needs "$OBJ_MIX" "$D/none.o" format mount
+	# an object file called format, or mount
+	cp "$OBJ_NOBTF" "$D/format"
+	run --separate-stderr "$BPFTOOL" token needs "$D/format" format mount
+	[[ $status == 0 && $output == delegate_cmds=prog_load,* ]]
 }
 
 # The sets of a tests/progs/NAME.needs file (cmds LIST maps LIST progs LIST
@@ -500,7 +763,7 @@ man_list() {
 @test "help and man page agree: commands and keywords" {
 	diff -u <(help_keywords) <(man_keywords)
 	# sanity: the lists hold what they must
-	[[ $(help_keywords | tr '\n' ' ') == "attach cmds create help list maps needs object progs revoke show token userns " ]]
+	[[ $(help_keywords | tr '\n' ' ') == "attach cgroup cmds create format help list maps needs object progs revoke show token userns " ]]
 }
 
 @test "help and man page agree: grammar symbols" {
@@ -629,13 +892,13 @@ check_complete() {
 	check_complete "bpftool token re" "revoke"
 	check_complete "bpftool token n" "needs"
 	check_complete "bpftool -j token l" "list"
-	check_complete "bpftool token create /sys/fs/bpf/t " "attach cmds maps object progs token userns"
+	check_complete "bpftool token create /sys/fs/bpf/t " "attach cgroup cmds maps object progs token userns"
 	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps hash " \
-		"attach object progs token userns"
+		"attach cgroup object progs token userns"
 	check_complete "bpftool token create /sys/fs/bpf/t attach xdp token /sys/fs/bpf/app p" "progs"
 	check_complete "bpftool token create /sys/fs/bpf/t userns 1 u" ""
 	# object may come again, the others once
-	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app userns 1 " \
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app userns 1 cgroup /sys " \
 		"object"
 	check_complete "bpftool token create /sys/fs/bpf/t object a.o object b.o o" "object"
 }
@@ -649,6 +912,15 @@ check_complete() {
 	check_complete "bpftool token create /sys/fs/bpf/t cmds any object $D/objs/o" "$D/objs/one.bpf.o"
 	check_complete "bpftool token needs $D/objs/t" "$D/objs/two.bpf.o"
 	check_complete "bpftool token needs $D/objs/one.bpf.o $D/objs/t" "$D/objs/two.bpf.o"
+	# format, after an object, then its names, then nothing
+	check_complete "bpftool token needs f" ""
+	check_complete "bpftool token needs $D/objs/one.bpf.o f" "format"
+	check_complete "bpftool token needs $D/objs/one.bpf.o format " "incus lxd mount systemd"
+	check_complete "bpftool token needs $D/objs/one.bpf.o format s" "systemd"
+	check_complete "bpftool token needs $D/objs/one.bpf.o format lxd " ""
+	# cgroup: directories
+	mkdir -p "$D/cg/a.slice"
+	check_complete "bpftool token create /sys/fs/bpf/t cgroup $D/cg/" "$D/cg/a.slice"
 	# userns: PIDs (this shell's among them), or a path
 	run complete "bpftool token create /sys/fs/bpf/t userns "
 	[[ $status == 0 ]]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # Unit tests of bpftool/token_names.c, the text <-> mask conversion of
-# `bpftool token`, built on the host against the patched tree's libbpf.
+# `bpftool token`, and of bpftool/token_formats.c (`token needs ... format`),
+# built on the host against the patched tree's libbpf.
 
 setup_file() {
 	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
@@ -17,7 +18,8 @@ setup_file() {
 	fi
 	${CC:-cc} -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		-I"$KSRC/tools/include/uapi" -I"$libbpf/include" -I"$TOP/bpftool" \
-		"$TOP/bpftool/token_names.c" "$TOP/tests/host/token_names_test.c" \
+		"$TOP/bpftool/token_names.c" "$TOP/bpftool/token_formats.c" \
+		"$TOP/tests/host/token_names_test.c" \
 		"$libbpf/libbpf.a" -lelf -lz -o "$TNT" >"$BUILD_LOG" 2>&1 || true
 }
 
@@ -28,7 +30,7 @@ setup() {
 	fi
 }
 
-@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words)" {
+@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words, formats)" {
 	run "$TNT"
 	echo "$output"
 	[[ $status == 0 ]]

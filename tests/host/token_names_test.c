@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Host unit tests of bpftool/token_names.c, the text <-> mask unit shared by
- * "bpftool token create" and "bpftool token show".
+ * "bpftool token create" and "bpftool token show", and of
+ * bpftool/token_formats.c, the sets in other delegation tools' syntax.
  *
  *   token_names_test          run the tests, TAP-like output, exit 1 on failure
  *   token_names_test dump S   print "bit name" for every named bit of set S
@@ -16,6 +17,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "token_formats.h"
 #include "token_names.h"
 
 static int failures, checks;
@@ -316,6 +318,72 @@ static void test_snprintf(void)
 	CHECK(!token_bit_name(__TOKEN_SET_MAX, 0), "");
 }
 
+static void join_line(const char *line, void *out)
+{
+	if (((char *)out)[0])
+		strcat(out, "|");
+	strcat(out, line);
+}
+
+/* The lines of @sets in @fmt, joined with '|' */
+static int format(enum token_format fmt, const __u64 *sets, char *out,
+		  enum token_set *bad)
+{
+	out[0] = '\0';
+	return token_format_lines(fmt, sets, join_line, out, bad);
+}
+
+static void test_formats(void)
+{
+	__u64 sets[__TOKEN_SET_MAX] = {
+		[TOKEN_SET_CMDS] = TOKEN_MASK_ANY,
+		[TOKEN_SET_MAPS] = (1ULL << BPF_MAP_TYPE_HASH) | (1ULL << 63),
+		[TOKEN_SET_PROGS] = 0,
+		[TOKEN_SET_ATTACH] = (1ULL << BPF_CGROUP_INET4_CONNECT) | (1ULL << BPF_XDP),
+	};
+	enum token_set bad = __TOKEN_SET_MAX;
+	char out[4096];
+	int ret;
+
+	CHECK(token_format_by_name("mount") == TOKEN_FORMAT_MOUNT, "");
+	CHECK(token_format_by_name("systemd") == TOKEN_FORMAT_SYSTEMD, "");
+	CHECK(token_format_by_name("Mount") < 0 && token_format_by_name("") < 0, "");
+
+	/* any, an unnamed bit (the whole set as a mask), an empty set (no
+	 * line), names
+	 */
+	ret = format(TOKEN_FORMAT_MOUNT, sets, out, NULL);
+	CHECK(!ret && !strcmp(out, "delegate_cmds=any,delegate_maps=0x8000000000000002,"
+			      "delegate_attachs=cgroup_inet4_connect:xdp"), "%d '%s'", ret, out);
+	ret = format(TOKEN_FORMAT_INCUS, sets, out, NULL);
+	CHECK(!ret && !strcmp(out, "security.bpffs.delegate_cmds=any|"
+			      "security.bpffs.delegate_maps=0x8000000000000002|"
+			      "security.bpffs.delegate_attachs=cgroup_inet4_connect,xdp"),
+	      "%d '%s'", ret, out);
+	ret = format(TOKEN_FORMAT_LXD, sets, out, NULL);
+	CHECK(!ret && !strcmp(out, "security.delegate_bpf=true|"
+			      "security.delegate_bpf.cmd_types=any|"
+			      "security.delegate_bpf.map_types=0x8000000000000002|"
+			      "security.delegate_bpf.attach_types=cgroup_inet4_connect:xdp"),
+	      "%d '%s'", ret, out);
+	/* systemd can't name bit 63 */
+	ret = format(TOKEN_FORMAT_SYSTEMD, sets, out, &bad);
+	CHECK(ret == -ENOENT && bad == TOKEN_SET_MAPS && !out[0], "%d %d '%s'", ret, bad, out);
+	sets[TOKEN_SET_MAPS] &= ~(1ULL << 63);
+	ret = format(TOKEN_FORMAT_SYSTEMD, sets, out, &bad);
+	CHECK(!ret && !strcmp(out, "PrivateBPF=yes|BPFDelegateCommands=any|"
+			      "BPFDelegateMaps=BPFMapTypeHash|"
+			      "BPFDelegateAttachments=BPFCgroupInet4Connect,BPFXdp"),
+	      "%d '%s'", ret, out);
+	/* nothing: no line but the enabling ones */
+	memset(sets, 0, sizeof(sets));
+	ret = format(TOKEN_FORMAT_MOUNT, sets, out, NULL);
+	CHECK(!ret && !out[0], "'%s'", out);
+	ret = format(TOKEN_FORMAT_SYSTEMD, sets, out, NULL);
+	CHECK(!ret && !strcmp(out, "PrivateBPF=yes"), "'%s'", out);
+	CHECK(token_format_lines(__TOKEN_FORMAT_MAX, sets, join_line, out, NULL) == -EINVAL, "");
+}
+
 static int dump(const char *kw)
 {
 	unsigned int set, bit;
@@ -346,6 +414,7 @@ int main(int argc, char **argv)
 	test_any_and_numbers();
 	test_errors();
 	test_snprintf();
+	test_formats();
 
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
