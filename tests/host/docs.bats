@@ -137,32 +137,186 @@ make_root() {
 	[[ -n $output ]]
 }
 
-@test "docs: the guide's troubleshooting names every error message of bpftool token" {
-	run python3 - "$GUIDE" "$TOP/bpftool/token.c" "$TOP"/bpftool/patches/*.patch <<'PY'
-import re, sys
-guide = ' '.join(open(sys.argv[1]).read().split())
-src = ''
-for f in sys.argv[2:]:
+# messages [MAIN_H]: the messages bpftool's token code prints: the formats of
+# p_err() (and of the messages token_names.c makes for it) in bpftool/*.c
+# and in the lines the registration patches add, and those of MAIN_H
+# (bpftool's own: BAD_ARG()...); TOKEN_HELP_HINT expanded. One format per
+# line.
+messages() {
+	python3 - "$TOP/bpftool" "$@" <<'PY'
+import glob, os, re, sys
+src, hints = '', {}
+for f in sorted(glob.glob(sys.argv[1] + '/*.[ch]')) + sys.argv[2:] + \
+        sorted(glob.glob(sys.argv[1] + '/patches/*.patch')):
     text = open(f).read()
     if f.endswith('.patch'):
         # the lines the registration patches add
         text = '\n'.join(l[1:] for l in text.split('\n') if l.startswith('+'))
+    for name, val in re.findall(r'#define\s+(\w+)\s+("[^"\n]*")\n', text):
+        hints[name] = val
     src += text + '\n'
-lit = r'"((?:[^"\\]|\\.)*)"'
-missing, n = [], 0
-for call in re.findall(r'p_err\(\s*(' + lit + r'(?:\s*' + lit + r')*)', src):
-    text = ''.join(re.findall(lit, call[0]))
-    n += 1
+lit = r'"(?:[^"\\]|\\.)*"'
+for call in re.findall(r'(?:p_err\(|snprintf\(err, err \? err_sz : 0,)\s*((?:' + lit +
+                       r'|\s|' + '|'.join(hints) + r')+)', src):
+    for name, val in hints.items():
+        call = call.replace(name, val)
+    print(''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', call)).replace('\\"', '"'))
+PY
+}
+
+@test "docs: the guide's troubleshooting names every error message of bpftool token" {
+	run --separate-stderr messages
+	[[ $status == 0 ]]
+	echo "${#lines[@]} messages"
+	((${#lines[@]} >= 50))
+	run python3 - "$GUIDE" <(echo "$output") <<'PY'
+import re, sys
+guide = ' '.join(open(sys.argv[1]).read().split())
+missing = []
+for fmt in open(sys.argv[2]).read().split('\n'):
+    # the guide says which messages end with the hint; an invalid set is
+    # token_names.c's caller's bug, never the user's
+    fmt = fmt.replace(" (see 'bpftool token help')", '')
+    if fmt.startswith('invalid token set'):
+        continue
     # the fixed words of the message, between its conversions
-    for part in re.split(r'%[-0-9.*]*l*[a-z]', text):
+    for part in re.split(r'%[-0-9.*]*l*[a-z]', fmt):
         part = ' '.join(part.split()).strip(" '")
         if len(part) >= 6 and part not in guide:
             missing.append(part)
-print(f'{n} messages')
 for m in missing:
     print('not in the guide:', repr(m))
-sys.exit(1 if missing or n < 20 else 0)
+sys.exit(1 if missing else 0)
 PY
 	echo "$output"
 	[[ $status == 0 ]]
+}
+
+# doc_messages: the error messages the guide's troubleshooting and the man
+# page's examples quote, one a line: the ``literals`` of the troubleshooting
+# entries and of its paragraph of usage errors (libbpf's messages, commands
+# and the hint aside), and the man page's "Error: " lines.
+doc_messages() {
+	python3 - "$GUIDE" "$DOC/bpftool-token.rst" <<'PY'
+import re, sys
+guide = open(sys.argv[1]).read()
+sec = guide[guide.index('\nTroubleshooting\n'):]
+sec = sec[:re.search(r'\n[^\n]+\n=+\n', sec[20:]).start() + 20]
+texts = []
+lines = sec.split('\n')
+for i, l in enumerate(lines[:-1]):
+    if l.startswith('``') and lines[i + 1].startswith('    '):
+        texts.append(l)
+usage = sec[sec.index('Usage errors of'):]
+texts.append(' '.join(usage[:usage.index('\n\n')].split()))
+for t in texts:
+    for m in re.findall(r'``(.+?)``', t):
+        if (m.startswith('libbpf:') or ' ' not in m or m.startswith('(see ') or
+                re.fullmatch(r'(token|prog|map) [a-z]+', m)):
+            continue
+        print(m)
+for l in open(sys.argv[2]).read().split('\n'):
+    if l.strip().startswith('Error: '):
+        print(l.strip()[len('Error: '):])
+PY
+}
+
+# unknown_messages FILE: the lines of FILE (quoted messages) that match none
+# of the formats of messages (placeholders such as PATH, N or ... stand for a
+# conversion; the hint may be left out).
+unknown_messages() {
+	python3 - <(messages "$KSRC/tools/bpf/bpftool/main.h") "$1" <<'PY'
+import re, sys
+hint = " (see 'bpftool token help')"
+pats = []
+for fmt in open(sys.argv[1]).read().split('\n'):
+    if not fmt:
+        continue
+    for f in (fmt, fmt.replace(hint, '')):
+        # a format that is all conversions ("%s", token_names.c's
+        # message) says nothing of its own
+        if len(re.sub(r'%[-0-9.*]*l*[a-z]', '', f).strip()) < 3:
+            continue
+        # a number is one word (N), a string anything
+        pat = re.sub(r'%[-0-9.*]*l*[diux]|%[-0-9.*]*s|[^%]+',
+                     lambda m: (r'\S+' if m.group()[-1] in 'diux' and m.group()[0] == '%'
+                                else '.+' if m.group()[0] == '%' else re.escape(m.group())), f)
+        pats.append('(?s)' + pat)
+for q in open(sys.argv[2]).read().split('\n'):
+    if q and not any(re.fullmatch(p, q) for p in pats):
+        print(q)
+PY
+}
+
+@test "docs: every error message the guide and the man page quote is one bpftool prints" {
+	local quoted
+	quoted=$(doc_messages)
+	echo "$(wc -l <<<"$quoted") quoted messages"
+	(($(wc -l <<<"$quoted") >= 40))
+	run unknown_messages <(echo "$quoted")
+	echo "bpftool prints no such message: $output"
+	[[ $status == 0 && -z $output ]]
+	# the check can fail: messages the code does not print
+	run unknown_messages <(printf '%s\n' \
+		"object OBJ is not a BPF object file (ELF machine N, not BPF)" \
+		"can't read object OBJ: ..." "can't open token PATH: not a BPF FS")
+	[[ $status == 0 && $output == $'object OBJ is not a BPF object file (ELF machine N, not BPF)\ncan\'t read object OBJ: ...' ]]
+}
+
+# show_keys: the keys token show prints, from token.c's print_token_plain()
+# and print_token_json() (and the set names of token_names.c's table), as
+# "plain KEY" and "json KEY" lines.
+show_keys() {
+	python3 - "$TOP/bpftool" <<'PY'
+import re, sys
+d = sys.argv[1]
+src = open(d + '/token.c').read()
+def body(name):
+    i = src.index('\nstatic void ' + name + '(')
+    return src[i:src.index('\n}\n', i)]
+sets = re.findall(r'\{ "\w+",\s+"(allowed_\w+)"', open(d + '/token_names.c').read())
+uses = re.findall(r'\[TOKEN_USE_\w+\]\s*= "(\w+)"', src)
+plain = set(sets) | set(re.findall(r'\\t(\w+)', body('print_token_plain')))
+json = set(sets) | set(uses) | set(re.findall(r'jsonw_\w+\(json_wtr, "(\w+)"',
+        body('print_token_json') + body('print_cgroup_json')))
+for k in sorted(plain):
+    print('plain', k)
+for k in sorted(json):
+    print('json', k)
+PY
+}
+
+# example_keys: the keys of the outputs of show, list and create -j in the
+# man page's examples, as show_keys prints them.
+example_keys() {
+	python3 - "$DOC/bpftool-token.rst" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+ex = text[text.index('\nEXAMPLES\n'):]
+blocks = re.findall(r'\*\*[#$] (bpftool[^*]*)\*\*\n\n::\n\n((?:(?:  |\t)[^\n]*\n|\n)+)', ex)
+keys = set()
+for cmd, out in blocks:
+    if not re.search(r'token (show|list)|-j token create|-p token create', cmd):
+        continue
+    for l in out.split('\n'):
+        m = re.match(r'\t(\w+)(:| |$)', l)
+        if m:
+            keys.add(('plain', m.group(1)))
+        for k in re.findall(r'"(\w+)":', l):
+            keys.add(('json', k))
+for k in sorted(keys):
+    print(*k)
+PY
+}
+
+@test "docs: the man page's examples of show and list have exactly the keys show prints" {
+	local code ex
+	code=$(show_keys)
+	ex=$(example_keys)
+	echo "code: $(echo $code)"
+	echo "examples: $(echo $ex)"
+	# both ways: no key the code does not print, every key it prints shown
+	diff -u <(sort <<<"$code") <(sort <<<"$ex")
+	grep -qx 'json cgroup' <<<"$code"
+	grep -qx 'plain revoked' <<<"$code"
 }
