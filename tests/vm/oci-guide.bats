@@ -49,8 +49,14 @@ prepare_host() {
 # block NAME: the guide's block NAME, as root, echoing its commands; its
 # output also in $W/NAME.out
 block() {
+	local f
 	echo "### guide block $1"
-	(cd "$W" && bash -ex "$W/blocks/run/$1") </dev/null 2>&1 | tee "$W/$1.out"
+	(cd "$W" && bash -ex "$W/blocks/run/$1") </dev/null 2>&1 | tee "$W/$1.out" && return
+	# what the container and the hook (crun: run.oci.hooks.stderr) said
+	for f in /var/log/bpf-ct.log /var/log/bpf-ct.hooks; do
+		[[ ! -s $f ]] || { echo "### $f"; cat "$f"; }
+	done
+	return 1
 }
 
 # bpf_mounts: the BPF FS mounts of this mount namespace

@@ -86,8 +86,9 @@ ct() {
 # ct_token CMD...: the same, an unmodified libbpf application with the
 # project's libbpf.so.1 and the token
 ct_token() {
-	"$RT" exec --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
-		"$ID" "$@" </dev/null
+	# (crun's exec takes the environment given, without the container's)
+	"$RT" exec --env PATH=/usr/sbin:/usr/bin:/sbin:/bin --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" \
+		--env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token "$ID" "$@" </dev/null
 }
 
 # counter PIN SLOT: slot SLOT of the ctr_* counter map pinned at PIN in the
@@ -120,7 +121,7 @@ objects_annotation() {
 
 # scenario RT: the whole life of an annotated container under runtime RT
 scenario() {
-	local pid tok ino n=21 prog cg
+	local pid tok ino n=21 prog cg denials
 	RT=$1
 	oci_bundle "$B" "$ID" "$(objects_annotation)"
 	create "$RT"
@@ -181,19 +182,27 @@ scenario() {
 	echo "loadall: $output"
 	[[ $status == 0 ]]
 	prog=/sys/fs/bpf/cg/skb_ingress
+	denials=$("$BPFTOOL" -j token show "$tok" | jq '.[0].denials')
 	for cg in "/host-cgroup/$OCI_CGROUP" /host-cgroup; do
-		run ct "$BPFTOOL" cgroup attach "$cg" ingress pinned "$prog"
-		echo "attach to $cg: $status $output"
-		[[ $status != 0 && $output == *"Operation not permitted"* ]]
+		run ct /usr/bin/python3 -c "$OCI_ATTACH_PY" "$prog" "$cg" 0
+		echo "attach to $cg: $output"
+		[[ $output == EPERM ]]
 	done
+	# refused by the token's scope: each refusal is a denial of the token
+	[[ $("$BPFTOOL" -j token show "$tok" | jq '.[0].denials') == $((denials + 2)) ]]
 	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP"
 	[[ -z $output ]]
+	run "$BPFTOOL" cgroup show /sys/fs/cgroup
+	[[ $output != *skb_ingress* ]]
 	run ct "$BPFTOOL" cgroup attach /sys/fs/cgroup ingress pinned "$prog"
 	echo "attach to its own cgroup: $status $output"
 	[[ $status == 0 ]]
+	run ct /usr/bin/python3 -c "$OCI_ATTACH_PY" /sys/fs/bpf/cg/skb_egress "/host-cgroup/$OCI_CGROUP/$ID" 1
+	echo "egress, to its own cgroup in the host's tree: $output"
+	[[ $output == ok ]]
 	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP/$ID"
 	echo "$output"
-	[[ $output == *"ingress"* ]]
+	[[ $output == *"ingress"*"skb_ingress"* && $output == *"egress"*"skb_egress"* ]]
 
 	# stop and delete: the hook's poststop revokes the token, the BPF FS
 	# goes (a read-only fd of the token, held on the host, reports it)

@@ -141,3 +141,24 @@ oci_hold_token() {
 oci_revoked() {
 	awk '$1 == "revoked:" { print $2 }' "/proc/$HOLD_PID/fdinfo/$HOLD_FD"
 }
+
+# OCI_ATTACH_PY: python3 -c "$OCI_ATTACH_PY" PROG CGROUP TYPE: BPF_PROG_ATTACH
+# of the program pinned at PROG to the cgroup v2 directory CGROUP, attach type
+# TYPE (0 ingress, 1 egress), no flags; prints "ok" or the errno's name (what
+# `bpftool cgroup attach` does, with the reason of a failure)
+OCI_ATTACH_PY='
+import ctypes, errno, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def bpf(cmd, attr):
+    buf = ctypes.create_string_buffer(attr, 128)
+    ret = libc.syscall(321, cmd, buf, 128)
+    return ret, ctypes.get_errno()
+path = ctypes.create_string_buffer(sys.argv[1].encode())
+prog, err = bpf(7, struct.pack("QII", ctypes.addressof(path), 0, 0))   # BPF_OBJ_GET
+if prog < 0:
+    sys.exit("cannot get %s: %s" % (sys.argv[1], errno.errorcode[err]))
+cg = os.open(sys.argv[2], os.O_RDONLY | os.O_DIRECTORY)
+# BPF_PROG_ATTACH: target_fd, attach_bpf_fd, attach_type, attach_flags
+ret, err = bpf(8, struct.pack("IIII", cg, prog, int(sys.argv[3]), 0))
+print("ok" if ret == 0 else errno.errorcode[err])
+'
