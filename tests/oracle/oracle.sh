@@ -269,6 +269,7 @@ baseline)
 		rm -f "$ODIR/baseline/$s.txt.notes"
 		[[ ! -f $OB/base/results/$s.txt.notes ]] || cp "$OB/base/results/$s.txt.notes" "$ODIR/baseline/"
 	done
+	cp "$OB/base/st/not-built.txt" "$ODIR/baseline/not-built.txt"
 	log "oracle: baseline written to tests/oracle/baseline/"
 	;;
 check)
