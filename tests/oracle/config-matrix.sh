@@ -172,26 +172,30 @@ check_config() {
 	fi
 }
 
-configs=${*:-$ALL_CONFIGS}
-for c in $configs; do
-	describe "$c" >/dev/null || die "unknown configuration '$c' (one of: $ALL_CONFIGS)"
-done
-"$ODIR/oracle.sh" prepare base >/dev/null
-"$ODIR/oracle.sh" prepare patched >/dev/null
-: >"$OB/cm-table"
-T0=$(date +%s)
-for c in $configs; do
-	log "config-matrix: $c: $(describe "$c")"
-	check_config "$c"
-done
-echo
-printf '%-18s %-8s %s\n' config time result
-pass=0 fail=0
-while IFS=$'\t' read -r c verdict secs what; do
-	printf '%-18s %-8s %s (%s; %s)\n' "$c" "${secs}s" "$verdict" "$(describe "$c")" \
-		"$([[ ${CM_FULL:-0} == 1 ]] && echo vmlinux || echo "$what")"
-	if [[ $verdict == ok ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-done <"$OB/cm-table"
-echo "config-matrix: $(($(date +%s) - T0)) s in all"
-echo "$pass passed, $fail failed"
-[[ $fail == 0 ]]
+# The whole script is read before it runs (edits while it runs are safe).
+main() {
+	configs=${*:-$ALL_CONFIGS}
+	for c in $configs; do
+		describe "$c" >/dev/null || die "unknown configuration '$c' (one of: $ALL_CONFIGS)"
+	done
+	"$ODIR/oracle.sh" prepare base >/dev/null
+	"$ODIR/oracle.sh" prepare patched >/dev/null
+	: >"$OB/cm-table"
+	T0=$(date +%s)
+	for c in $configs; do
+		log "config-matrix: $c: $(describe "$c")"
+		check_config "$c"
+	done
+	echo
+	printf '%-18s %-8s %s\n' config time result
+	pass=0 fail=0
+	while IFS=$'\t' read -r c verdict secs what; do
+		printf '%-18s %-8s %s (%s; %s)\n' "$c" "${secs}s" "$verdict" "$(describe "$c")" \
+			"$([[ ${CM_FULL:-0} == 1 ]] && echo vmlinux || echo "$what")"
+		if [[ $verdict == ok ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	done <"$OB/cm-table"
+	echo "config-matrix: $(($(date +%s) - T0)) s in all"
+	echo "$pass passed, $fail failed"
+	[[ $fail == 0 ]]
+}
+main "$@"; exit $?

@@ -252,52 +252,56 @@ all_steps() {
 	run "$tree"
 }
 
-cmd=${1:-}
-case $cmd in
-prepare | kernel | selftests | run)
-	[[ $# -eq 2 ]] || die "usage: $0 $cmd base|patched"
-	tree_rev "$2" >/dev/null
-	mkdir -p "$OB"
-	"$cmd" "$2"
-	;;
-baseline)
-	mkdir -p "$OB"
-	all_steps base
-	mkdir -p "$ODIR/baseline"
-	for s in $SUITES; do
-		cp "$OB/base/results/$s.txt" "$ODIR/baseline/$s.txt"
-		rm -f "$ODIR/baseline/$s.txt.notes"
-		[[ ! -f $OB/base/results/$s.txt.notes ]] || cp "$OB/base/results/$s.txt.notes" "$ODIR/baseline/"
-	done
-	cp "$OB/base/st/not-built.txt" "$ODIR/baseline/not-built.txt"
-	log "oracle: baseline written to tests/oracle/baseline/"
-	;;
-check)
-	mkdir -p "$OB"
-	all_steps patched
-	# shellcheck disable=SC2086
-	python3 "$ODIR/results.py" compare "$ODIR/baseline" "$OB/patched/results" "$ODIR/expected-diffs" $SUITES
-	;;
-parity)
-	mkdir -p "$OB"
-	prepare patched
-	[[ -x $OB/patched/st/test_verifier ]] || timed "selftests patched" selftests patched
-	[[ -x ${BPFTOOL:=$BUILD/bpftool/bpftool} ]] || die "no bpftool at $BPFTOOL: run 'make bpftool'"
-	rd=$OB/parity
-	rm -rf "$rd"
-	mkdir -p "$rd"
-	gcc -shared -fPIC -O2 -Wall -Wextra -I"$OB/patched/linux/tools/include/uapi" \
-		"$ODIR/tokshim.c" -o "$rd/tokshim.so" -ldl
-	echo "$BPFTOOL" >"$rd/bpftool"
-	kernel=${ORACLE_KERNEL:-$KOBJ/arch/x86/boot/bzImage}
-	rc=0
-	timed "parity run" env VM_MEM="${VM_MEM:-3G}" KERNEL="$kernel" "$TOP/scripts/vm-run.sh" --timeout 14400 \
-		--out "$rd/vm" --share "$rd" -- "$ODIR/guest.sh" parity "$OB/patched/st" /run/vm-share \
-		>"$rd/vm.log" 2>&1 || rc=$?
-	[[ $rc == 0 ]] || log "oracle: parity VM exited $rc (see $rd/vm.log)"
-	python3 "$ODIR/results.py" parity "$rd"
-	;;
-*)
-	die "usage: $0 baseline|check|parity|prepare TREE|kernel TREE|selftests TREE|run TREE"
-	;;
-esac
+# The whole script is read before it runs (edits while it runs are safe).
+main() {
+	cmd=${1:-}
+	case $cmd in
+	prepare | kernel | selftests | run)
+		[[ $# -eq 2 ]] || die "usage: $0 $cmd base|patched"
+		tree_rev "$2" >/dev/null
+		mkdir -p "$OB"
+		"$cmd" "$2"
+		;;
+	baseline)
+		mkdir -p "$OB"
+		all_steps base
+		mkdir -p "$ODIR/baseline"
+		for s in $SUITES; do
+			cp "$OB/base/results/$s.txt" "$ODIR/baseline/$s.txt"
+			rm -f "$ODIR/baseline/$s.txt.notes"
+			[[ ! -f $OB/base/results/$s.txt.notes ]] || cp "$OB/base/results/$s.txt.notes" "$ODIR/baseline/"
+		done
+		cp "$OB/base/st/not-built.txt" "$ODIR/baseline/not-built.txt"
+		log "oracle: baseline written to tests/oracle/baseline/"
+		;;
+	check)
+		mkdir -p "$OB"
+		all_steps patched
+		# shellcheck disable=SC2086
+		python3 "$ODIR/results.py" compare "$ODIR/baseline" "$OB/patched/results" "$ODIR/expected-diffs" $SUITES
+		;;
+	parity)
+		mkdir -p "$OB"
+		prepare patched
+		[[ -x $OB/patched/st/test_verifier ]] || timed "selftests patched" selftests patched
+		[[ -x ${BPFTOOL:=$BUILD/bpftool/bpftool} ]] || die "no bpftool at $BPFTOOL: run 'make bpftool'"
+		rd=$OB/parity
+		rm -rf "$rd"
+		mkdir -p "$rd"
+		gcc -shared -fPIC -O2 -Wall -Wextra -I"$OB/patched/linux/tools/include/uapi" \
+			"$ODIR/tokshim.c" -o "$rd/tokshim.so" -ldl
+		echo "$BPFTOOL" >"$rd/bpftool"
+		kernel=${ORACLE_KERNEL:-$KOBJ/arch/x86/boot/bzImage}
+		rc=0
+		timed "parity run" env VM_MEM="${VM_MEM:-3G}" KERNEL="$kernel" "$TOP/scripts/vm-run.sh" --timeout 14400 \
+			--out "$rd/vm" --share "$rd" -- "$ODIR/guest.sh" parity "$OB/patched/st" /run/vm-share \
+			>"$rd/vm.log" 2>&1 || rc=$?
+		[[ $rc == 0 ]] || log "oracle: parity VM exited $rc (see $rd/vm.log)"
+		python3 "$ODIR/results.py" parity "$rd"
+		;;
+	*)
+		die "usage: $0 baseline|check|parity|prepare TREE|kernel TREE|selftests TREE|run TREE"
+		;;
+	esac
+}
+main "$@"; exit $?
