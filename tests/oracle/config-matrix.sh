@@ -18,6 +18,7 @@
 # lacks and both builds succeed. Prints a table and `N passed, N failed`.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
+die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
 OB=$BUILD/oracle
 LOCK=${ORACLE_LOCK:-/tmp/kbuild.lock}

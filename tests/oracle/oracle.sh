@@ -21,6 +21,7 @@
 # and selftests build runs under `nice -n 19 flock /tmp/kbuild.lock`.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
+die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
 OB=$BUILD/oracle
 LOCK=${ORACLE_LOCK:-/tmp/kbuild.lock}
