@@ -4,9 +4,9 @@
 #
 #   config-matrix.sh [CONFIG...]      (default: every configuration below)
 #
-# Each configuration is built twice, from the baseline worktree and from the
-# patched one (build/linux's HEAD), both set up by tests/oracle/oracle.sh
-# prepare, into build/oracle/{base,patched}/cm-CONFIG. What is built: the
+# Each configuration is built twice, from a baseline worktree and from a
+# patched one (build/linux's HEAD), set up by tests/oracle/oracle.sh prepare
+# in build/oracle/cm/{base,patched}/linux, into build/oracle/cm/{base,patched}/cm-CONFIG. What is built: the
 # directories whose C files the series changes plus the BPF-heavy ones
 # (CM_DIRS), with `make DIR/`; CM_FULL=1 builds vmlinux instead (the link
 # then also checks that every symbol the series calls exists in that
@@ -20,7 +20,9 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
-OB=$BUILD/oracle
+# Worktrees of their own, so that the oracle's builds and runs go on meanwhile.
+OB=$BUILD/oracle/cm
+export ORACLE_DIR=$OB
 LOCK=${ORACLE_LOCK:-/tmp/kbuild.lock}
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 export KBUILD_BUILD_TIMESTAMP="Thu, 1 Jan 1970 00:00:00 +0000" KBUILD_BUILD_USER=bpf-token \

@@ -23,7 +23,7 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
-OB=$BUILD/oracle
+OB=${ORACLE_DIR:-$BUILD/oracle}
 LOCK=${ORACLE_LOCK:-/tmp/kbuild.lock}
 SUITES=${ORACLE_SUITES:-test_verifier test_maps test_progs}
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
