@@ -279,6 +279,11 @@ refused() {
 		"org.bpf-token.objects: $PROGS/no-such.bpf.o: No such file or directory in the container"
 }
 
+@test "runc: an object that is a device: not opened, not created, nothing left" {
+	refused runc "$(objects_annotation),/dev/null" \
+		"org.bpf-token.objects: /dev/null is not a regular file in the container"
+}
+
 @test "crun: an object that is not a BPF object: not created, nothing left" {
 	refused crun "org.bpf-token.objects=/etc/hostname" \
 		"bpftool token create: "
