@@ -49,23 +49,26 @@ describe() {
 
 # The .config of configuration $1 in $2.
 configure() {
-	local cfg=$1 kobj=$2 src=$3 arch=x86_64 base=tinyconfig frag=$2/cm-fragment
+	local cfg=$1 kobj=$2 src=$3 arch=x86_64 base=tinyconfig frag=$2/cm-fragment over=$2/cm-override
 	: >"$frag"
 	case $cfg in
 	defconfig) base=defconfig ;;
 	i386) arch=i386 base=i386_defconfig ;;
 	*) cat "$TOP/kernel/config" >"$frag" ;;
 	esac
+	# what makes the row (checked below), after the base fragment
+	: >"$over"
 	case $cfg in
-	no-bpf-syscall) printf '# CONFIG_BPF_SYSCALL is not set\n' >>"$frag" ;;
-	no-bpf-jit) printf '# CONFIG_BPF_JIT is not set\n# CONFIG_BPF_JIT_ALWAYS_ON is not set\n' >>"$frag" ;;
-	no-cgroup-bpf) printf '# CONFIG_CGROUP_BPF is not set\n' >>"$frag" ;;
-	no-user-ns) printf '# CONFIG_USER_NS is not set\n' >>"$frag" ;;
-	no-debug-info-btf) printf '# CONFIG_DEBUG_INFO_BTF is not set\n' >>"$frag" ;;
-	security) printf 'CONFIG_SECURITY=y\nCONFIG_BPF_LSM=y\nCONFIG_LSM="bpf"\n' >>"$frag" ;;
-	i386) printf '# CONFIG_64BIT is not set\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >>"$frag" ;;
-	defconfig) printf 'CONFIG_BPF_SYSCALL=y\n' >>"$frag" ;;
+	no-bpf-syscall) printf '# CONFIG_BPF_SYSCALL is not set\n' >>"$over" ;;
+	no-bpf-jit) printf '# CONFIG_BPF_JIT is not set\n# CONFIG_BPF_JIT_ALWAYS_ON is not set\n' >>"$over" ;;
+	no-cgroup-bpf) printf '# CONFIG_CGROUP_BPF is not set\n' >>"$over" ;;
+	no-user-ns) printf '# CONFIG_USER_NS is not set\n' >>"$over" ;;
+	no-debug-info-btf) printf '# CONFIG_DEBUG_INFO_BTF is not set\n' >>"$over" ;;
+	security) printf 'CONFIG_SECURITY=y\nCONFIG_BPF_LSM=y\nCONFIG_LSM="bpf"\n' >>"$over" ;;
+	i386) printf '# CONFIG_64BIT is not set\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >>"$over" ;;
+	defconfig) printf 'CONFIG_BPF_SYSCALL=y\n' >>"$over" ;;
 	esac
+	cat "$over" >>"$frag"
 	echo "$arch" >"$kobj/cm-arch"
 	make -s -C "$src" O="$kobj" ARCH="$arch" "$base" >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$kobj" "$kobj/.config" "$frag" >"$kobj/cm-merge.log" 2>&1
@@ -80,7 +83,7 @@ configure() {
 			sym=${sym%% *}
 			! grep -q "^$sym=" "$kobj/.config" || { echo "  $cfg: wanted $line" >&2; bad=1; } ;;
 		esac
-	done <"$frag"
+	done <"$over"
 	return $bad
 }
 
@@ -100,6 +103,9 @@ dirs_for() {
 build_one() {
 	local cfg=$1 tree=$2 src=$OB/$2/linux kobj=$OB/$2/cm-$1 arch rc=0 targets
 	mkdir -p "$kobj"
+	: >"$kobj/cm-warnings"
+	: >"$kobj/cm-targets"
+	: >"$kobj/cm-build.log"
 	configure "$cfg" "$kobj" "$src" || return 3
 	arch=$(cat "$kobj/cm-arch")
 	if [[ ${CM_FULL:-0} == 1 ]]; then
