@@ -52,16 +52,20 @@ setup() {
 
 teardown() {
 	[[ -z $HOLD_PID ]] || kill "$HOLD_PID" 2>/dev/null || true
-	if [[ -n $RT ]]; then
-		"$RT" delete -f "$ID" >/dev/null 2>&1 || true
-	fi
+	local id
+	for id in "$ID" "${ID}b"; do
+		if [[ -n $RT ]]; then
+			"$RT" delete -f "$id" >/dev/null 2>&1 || true
+		fi
+		# whatever a failed test left: the host's mount of the token's BPF FS
+		if mountpoint -q "/run/bpf-token/oci/$id"; then
+			umount -l "/run/bpf-token/oci/$id"
+		fi
+		rmdir "/run/bpf-token/oci/$id" "/sys/fs/cgroup/$OCI_CGROUP/$id" 2>/dev/null || true
+		rm -f "/run/bpf-token/oci-records/$id"
+	done
 	ip link del "$VH" 2>/dev/null || true
-	# whatever a failed test left: the host's mount of the token's BPF FS
-	if mountpoint -q "/run/bpf-token/oci/$ID"; then
-		umount -l "/run/bpf-token/oci/$ID"
-	fi
-	rmdir "/run/bpf-token/oci/$ID" "/sys/fs/cgroup/$OCI_CGROUP/$ID" 2>/dev/null || true
-	rm -rf "$B"
+	rm -rf "$B" "${B}b"
 }
 
 # create RT: RT create the container of bundle $B; the runtime's (and the
@@ -217,7 +221,7 @@ scenario() {
 	echo "delete: $output"
 	[[ $status == 0 ]]
 	[[ $(oci_revoked) == 1 ]]
-	[[ ! -e /run/bpf-token/oci/$ID ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 	[[ ! -e /proc/$pid ]]
 	RT=
@@ -263,7 +267,7 @@ refused() {
 	[[ $line == *"$msg"* ]]
 	run "$rt" state "$ID"
 	[[ $status != 0 ]]
-	[[ ! -e /run/bpf-token/oci/$ID ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 	[[ ! -e /sys/fs/cgroup/$OCI_CGROUP/$ID ]]
 	RT=
@@ -325,4 +329,42 @@ refused() {
 	[[ $status == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$ID ]]
 	RT=
+}
+
+# after_failed_start RT: RT fails to create a container after the bpf-token
+# hook made its BPF FS and token; whether or not RT runs poststop then, what
+# the hook made is gone once the hook ran again (for the next container)
+after_failed_start() {
+	local id2=${ID}b b2=${B}b
+	RT=$1
+	oci_bundle "$B" "$ID" "$(objects_annotation)"
+	# the same, with a failing hook after ours
+	jq '.hooks.createRuntime += [{path: "/bin/false"}]' "$B/config.json" >"$B/config.new"
+	mv "$B/config.new" "$B/config.json"
+	create "$RT"
+	[[ $status != 0 ]]
+	run "$RT" state "$ID"
+	[[ $status != 0 ]]
+	echo "left by $RT: $(ls /run/bpf-token/oci /run/bpf-token/oci-records 2>&1 | tr '\n' ' ')"
+	# the next container's hook
+	mkdir -p -m 0755 "$b2"
+	oci_bundle "$b2" "$id2" "$(objects_annotation)"
+	B=$b2 ID=$id2 create "$RT"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE"$'\n'"/run/bpf-token/oci/$id2" ]]
+	run "$RT" delete -f "$id2"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$id2 && ! -e /run/bpf-token/oci-records/$id2 ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	rm -rf "$b2"
+	RT=
+}
+
+@test "crun: a start that fails after the hook's createRuntime leaves nothing behind" {
+	after_failed_start crun
+}
+
+@test "runc: a start that fails after the hook's createRuntime leaves nothing behind" {
+	after_failed_start runc
 }
