@@ -429,18 +429,16 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 			a->ns = keyword_arg(kw, a->ns, "user namespace",
 					    "user namespace (PID or path)",
 					    &argc, &argv);
-			if (!a->ns)
-				return -1;
-			a->userns_fd = userns_open(a->ns);
-			if (a->userns_fd < 0)
+			if (a->ns)
+				a->userns_fd = userns_open(a->ns);
+			if (!a->ns || a->userns_fd < 0)
 				return -1;
 		} else if (is_prefix(kw, "cgroup")) {
 			a->cgroup = keyword_arg(kw, a->cgroup, "cgroup",
 						"cgroup v2 directory", &argc, &argv);
-			if (!a->cgroup)
-				return -1;
-			a->cgroup_fd = token_cgroup_open(a->cgroup);
-			if (a->cgroup_fd < 0)
+			if (a->cgroup)
+				a->cgroup_fd = token_cgroup_open(a->cgroup);
+			if (!a->cgroup || a->cgroup_fd < 0)
 				return -1;
 		} else if (is_prefix(kw, "object")) {
 			/* may be repeated */
