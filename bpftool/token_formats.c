@@ -120,22 +120,21 @@ static void line_add_systemd_name(struct line *l, enum token_set set,
 	}
 }
 
-struct set_ctx {
+/* systemd's names of the elements of a set, with ',' between them */
+struct systemd_ctx {
 	struct line *line;
-	enum token_format fmt;
 	enum token_set set;
 	bool first;
 };
 
-static void add_name_cb(const char *name, void *ctx)
+static void add_systemd_name_cb(const char *name, void *ctx)
 {
-	struct set_ctx *c = ctx;
+	struct systemd_ctx *c = ctx;
 
 	if (!c->first)
-		line_add(c->line, c->fmt == TOKEN_FORMAT_MOUNT ||
-				  c->fmt == TOKEN_FORMAT_LXD ? ":" : ",");
+		line_add(c->line, ",");
 	c->first = false;
-	if (c->fmt == TOKEN_FORMAT_SYSTEMD && strcmp(name, "any"))
+	if (strcmp(name, "any"))
 		line_add_systemd_name(c->line, c->set, name);
 	else
 		line_add(c->line, name);
@@ -157,15 +156,30 @@ static bool has_unnamed_bits(enum token_set set, __u64 mask)
 static void line_add_set(struct line *l, enum token_format fmt,
 			 enum token_set set, __u64 mask)
 {
-	struct set_ctx ctx = { .line = l, .fmt = fmt, .set = set, .first = true };
-	char hex[24];
+	struct systemd_ctx ctx = { .line = l, .set = set, .first = true };
+	const char *sep = fmt == TOKEN_FORMAT_INCUS ? "," : ":";
+	char hex[24], *names;
+	int len;
 
+	if (fmt == TOKEN_FORMAT_SYSTEMD) {
+		token_mask_for_each(set, mask, add_systemd_name_cb, &ctx);
+		return;
+	}
 	if (has_unnamed_bits(set, mask)) {
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)mask);
 		line_add(l, hex);
 		return;
 	}
-	token_mask_for_each(set, mask, add_name_cb, &ctx);
+	/* bpftool's names: the kernel's, and so Incus' and LXD's */
+	len = token_mask_snprintf(NULL, 0, set, mask, sep);
+	names = malloc(len + 1);
+	if (!names) {
+		l->oom = true;
+		return;
+	}
+	token_mask_snprintf(names, len + 1, set, mask, sep);
+	line_add(l, names);
+	free(names);
 }
 
 static int emit(struct line *l, token_line_cb cb, void *ctx)
