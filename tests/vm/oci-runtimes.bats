@@ -46,6 +46,7 @@ setup() {
 	VH=oci${BATS_TEST_NUMBER}h
 	VC=oci${BATS_TEST_NUMBER}c
 	RT=
+	PM=()
 	HOLD_PID=
 	MOUNTS_BEFORE=$(oci_bpf_mounts)
 }
@@ -53,6 +54,7 @@ setup() {
 teardown() {
 	[[ -z $HOLD_PID ]] || kill "$HOLD_PID" 2>/dev/null || true
 	local id
+	[[ ${#PM[@]} == 0 ]] || "${PM[@]}" rm --force "$ID" >/dev/null 2>&1 </dev/null || true
 	for id in "$ID" "${ID}b"; do
 		if [[ -n $RT ]]; then
 			"$RT" delete -f "$id" >/dev/null 2>&1 || true
@@ -345,7 +347,8 @@ after_failed_start() {
 	[[ $status != 0 ]]
 	run "$RT" state "$ID"
 	[[ $status != 0 ]]
-	echo "left by $RT: $(ls /run/bpf-token/oci /run/bpf-token/oci-records 2>&1 | tr '\n' ' ')"
+	# (in the TAP stream: whether the runtime ran poststop itself)
+	echo "# left by $RT after the failed start: $(ls /run/bpf-token/oci /run/bpf-token/oci-records 2>&1 | tr '\n' ' ')" >&3
 	# the next container's hook
 	mkdir -p -m 0755 "$b2"
 	oci_bundle "$b2" "$id2" "$(objects_annotation)"
@@ -367,4 +370,47 @@ after_failed_start() {
 
 @test "runc: a start that fails after the hook's createRuntime leaves nothing behind" {
 	after_failed_start runc
+}
+
+# podman, with the hooks.d file `make install` installs (given with
+# --hooks-dir: the prefix is the test's): podman adds the hook to the
+# containers whose annotations match, runs poststop itself. Its storage
+# under the test's directory.
+@test "podman: the installed hooks.d file gives an annotated container its token; rm revokes it" {
+	local id t0 t1
+	PM=(podman --storage-driver vfs --root "$B/storage" --runroot "$B/run" --cgroup-manager cgroupfs
+		--events-backend file --hooks-dir "$OCI_PREFIX/share/containers/oci/hooks.d")
+	oci_rootfs "$B/rootfs"
+	t0=$(date +%s%N)
+	# (the last line: what this test kernel lacks for podman's defaults:
+	# seccomp, POSIX message queues, the pids controller)
+	run "${PM[@]}" run --detach --name "$ID" --network none \
+		--uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536 \
+		--annotation "$(objects_annotation)" --annotation run.oci.hooks.stderr="$B/hook.err" \
+		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" \
+		--security-opt seccomp=unconfined --tmpfs /dev/mqueue --pids-limit -1 \
+		--rootfs "$B/rootfs" sleep 100000 </dev/null
+	t1=$(date +%s%N)
+	echo "# podman run --detach: status $status, $(((t1 - t0) / 1000000)) ms" >&3
+	echo "$output"
+	[[ ! -s $B/hook.err ]] || echo "hook: $(<"$B/hook.err")"
+	[[ $status == 0 ]]
+	id=$("${PM[@]}" inspect --format '{{.Id}}' "$ID")
+	[[ $(stat -c '%u:%g %a' "/run/bpf-token/oci/$id/token") == "$OCI_UID:$OCI_UID 600" ]]
+	run "$BPFTOOL" -j token show "/run/bpf-token/oci/$id/token"
+	echo "$output"
+	[[ $(jq '.[0].userns' <<<"$output") == "$(stat -Lc %i "/proc/$("${PM[@]}" inspect --format '{{.State.Pid}}' "$ID")/ns/user")" ]]
+	[[ $(jq -r '.[0].cgroup.id' <<<"$output") != null ]]
+	# inside: Debian's ip attaches the counter to the container's lo
+	run "${PM[@]}" exec --env LD_LIBRARY_PATH="$BUILD/libbpf" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
+		"$ID" sh -c "ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
+	echo "$output"
+	[[ $status == 0 && $output == *"prog/xdp id"* ]]
+	t0=$(date +%s%N)
+	run "${PM[@]}" rm --force "$ID" </dev/null
+	t1=$(date +%s%N)
+	echo "# podman rm --force: status $status, $(((t1 - t0) / 1000000)) ms" >&3
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$id && ! -e /run/bpf-token/oci-records/$id ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 }
