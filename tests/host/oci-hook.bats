@@ -91,6 +91,8 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 		org.bpf-token.objects=app.bpf.o
 	refused 'org.bpf-token.objects: "" is not an absolute path' createRuntime \
 		'org.bpf-token.objects=/a.bpf.o,'
+	refused 'org.bpf-token.objects: "b.bpf.o" is not an absolute path' createRuntime \
+		'org.bpf-token.objects=/a.bpf.o:b.bpf.o'
 	refused 'org.bpf-token.path: bad path "/sys/fs/bpf/../token"' createRuntime \
 		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/sys/fs/bpf/../token
 	refused 'org.bpf-token.path: bad path "/sys//token"' createRuntime \

@@ -386,7 +386,8 @@ after_failed_start() {
 	# seccomp, POSIX message queues, the pids controller)
 	run "${PM[@]}" run --detach --name "$ID" --network none \
 		--uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536 \
-		--annotation "$(objects_annotation)" --annotation run.oci.hooks.stderr="$B/hook.err" \
+		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o" \
+		--annotation run.oci.hooks.stderr="$B/hook.err" \
 		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" \
 		--security-opt seccomp=unconfined --tmpfs /dev/mqueue --pids-limit -1 \
 		--rootfs "$B/rootfs" sleep 100000 </dev/null
@@ -401,6 +402,8 @@ after_failed_start() {
 	echo "$output"
 	[[ $(jq '.[0].userns' <<<"$output") == "$(stat -Lc %i "/proc/$("${PM[@]}" inspect --format '{{.State.Pid}}' "$ID")/ns/user")" ]]
 	[[ $(jq -r '.[0].cgroup.id' <<<"$output") != null ]]
+	# both objects (separated by ":", which podman leaves alone)
+	[[ $(jq -c '.[0].allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
 	# inside: Debian's ip attaches the counter to the container's lo
 	run "${PM[@]}" exec --env LD_LIBRARY_PATH="$BUILD/libbpf" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
 		"$ID" sh -c "ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
