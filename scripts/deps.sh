@@ -11,7 +11,7 @@ pkgs=(
 	bats bash-completion jq python3 python3-docutils
 	dwarves iproute2 systemd
 	xdp-tools libxdp1
-	runc crun
+	runc crun podman
 )
 
 # One dpkg-query for all: "name status" for each package dpkg knows.

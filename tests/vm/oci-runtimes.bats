@@ -381,10 +381,13 @@ after_failed_start() {
 	PM=(podman --storage-driver vfs --root "$B/storage" --runroot "$B/run" --cgroup-manager cgroupfs
 		--events-backend file --hooks-dir "$OCI_PREFIX/share/containers/oci/hooks.d")
 	oci_rootfs "$B/rootfs"
+	# the root file system belongs to the container's root, as an image's
+	# does under --uidmap: podman makes its files (/run/.containerenv) there
+	chown -hR $OCI_UID:$OCI_UID "$B/rootfs"
 	t0=$(date +%s%N)
 	# (the last line: what this test kernel lacks for podman's defaults:
 	# seccomp, POSIX message queues, the pids controller)
-	run "${PM[@]}" run --detach --name "$ID" --network none \
+	run "${PM[@]}" run --detach --name "$ID" --network none --cap-add NET_ADMIN \
 		--uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536 \
 		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o" \
 		--annotation run.oci.hooks.stderr="$B/hook.err" \
