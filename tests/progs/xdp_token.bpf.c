@@ -10,7 +10,9 @@
  *   - the helpers bpf_jiffies64() (only for bpf_capable(), i.e. CAP_BPF) and
  *     bpf_get_current_task() (only for perfmon_capable(), i.e. CAP_PERFMON):
  *     without a token that satisfies both checks the verifier rejects the
- *     program as calling an unknown helper.
+ *     program as calling an unknown helper. A token stands in for
+ *     CAP_PERFMON beyond a program's own type only when it also allows a
+ *     tracing program type: xdp_token.needs has `tracepoint`.
  *
  * No global variables: .bss/.data/.rodata would add internal maps.
  */
