@@ -19,6 +19,9 @@
 #                          btf=0|1 frozen=0|1", sorted
 #                 owners   the uid of each program, "NAME UID", sorted
 #                 left     every path the load left in the BPF FS
+#                 counters the token's counters after the load, "uses
+#                          MAP_CREATE BTF_LOAD PROG_LOAD denials N" (mode
+#                          token only)
 #
 # The load is `bpftool prog loadall OBJ /sys/fs/bpf/progs [token
 # /sys/fs/bpf/token] pinmaps /sys/fs/bpf/maps`, in a mount namespace of its
@@ -79,6 +82,11 @@ else
 	as_nobody "${cmd[@]}" >"$out/stdout" 2>"$out/stderr"
 fi
 echo $? >"$out/status"
+if [[ $mode == token ]]; then
+	"$BPFTOOL" -j token show "$FS/token" |
+		jq -r '.[0] | "uses \(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) denials \(.denials)"' \
+		>"$out/counters" || die "cannot read the token's counters"
+fi
 
 # What the load left: every path but the token, and the programs and maps
 # behind the pins (maps also through the programs' map_ids, for those that

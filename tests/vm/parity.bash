@@ -132,6 +132,11 @@ check_parity() {
 	[[ -z $(grep -v ' 65534$' "$d/token/owners") ]]
 	[[ $(cut -d' ' -f1 "$d/root/owners") == $(cut -d' ' -f1 "$d/token/owners") ]]
 	[[ -z $(grep '^Error' "$d/token/stderr") ]]
+	# the load, libbpf's feature probes included, asked the token for
+	# nothing it refused, and each program loaded through it counts once
+	cat "$d/token/counters"
+	[[ $(cat "$d/token/counters") == *" denials 0" ]]
+	[[ $(awk '{ print $4 }' "$d/token/counters") == $(grep -c '^prog ' "$d/token/objects") ]]
 
 	# without it the load fails with EPERM and leaves nothing
 	[[ $(cat "$d/notoken/status") != 0 ]]
