@@ -15,11 +15,12 @@ load lib
 
 setup() {
 	OBJ=$PROGS/xdp_token.bpf.o
-	need "$OBJ" "$BPFTOOL"
+	TRAFFIC=$PROGS/cgroup_skb_maps.bpf.o
+	need "$OBJ" "$TRAFFIC" "$BPFTOOL"
 	W=$BATS_TEST_TMPDIR/w
 	mkdir -p "$W"
 	"$TOP/tests/guide-blocks.py" "$TOP/Documentation/operators-guide.rst" "$W/blocks" >/dev/null
-	export TOP BUILD BPFTOOL OBJ W
+	export TOP BUILD BPFTOOL OBJ TRAFFIC W
 }
 
 
@@ -38,13 +39,21 @@ host() {
 	echo "$stderr"
 }
 
-# What a scenario may leave running: the service, the "container".
+# What a scenario may leave running: the service, the "container"; and
+# the cgroups of the container scenario, once their processes are gone.
 cleanup() {
+	local cg i
 	if [[ -n ${U_PID:-} ]]; then
 		kill -TERM -- "-$U_PID" 2>/dev/null || true
 	fi
 	pkill -u app 2>/dev/null || true
 	pkill -u bpf-app 2>/dev/null || true
+	for cg in /sys/fs/cgroup/ct-other /sys/fs/cgroup/ct-app; do
+		for ((i = 0; i < 40; i++)); do
+			[[ -d $cg ]] || break
+			rmdir "$cg" 2>/dev/null || sleep 0.25
+		done
+	done
 }
 
 # tok PATH JQ: a field of `bpftool -j token show PATH`
@@ -66,6 +75,7 @@ prepare_host() {
 	cp "$W"/blocks/example/* "$W/"
 	chmod 0755 "$W/bpf-app" "$W/container-token"
 	cp "$OBJ" "$W/app.bpf.o"
+	cp "$TRAFFIC" "$W/traffic.bpf.o"
 	cd "$W"
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 }
@@ -209,12 +219,83 @@ sysd_stop() {
 }
 
 # ---------------------------------------------------------------------------
+# Token fds and attaches, as the guide's users would make them
+
+# BPF_PY: python3 -c "$BPF_PY" get PATH: BPF_OBJ_GET of PATH read-write;
+# prints the fd, then keeps it until killed. python3 -c "$BPF_PY" attach
+# PROG CGROUP: BPF_PROG_ATTACH of the program pinned at PROG to the cgroup
+# v2 directory CGROUP, ingress, no flags (as `bpftool cgroup attach` does);
+# prints "ok" or the errno's name, which bpftool does not tell.
+BPF_PY='
+import ctypes, errno, os, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+def bpf(cmd, attr):
+    buf = ctypes.create_string_buffer(attr, 128)
+    ret = libc.syscall(321, cmd, buf, 128)
+    return ret, ctypes.get_errno()
+def obj_get(path):
+    name = ctypes.create_string_buffer(path.encode())
+    fd, err = bpf(7, struct.pack("QII", ctypes.addressof(name), 0, 0))
+    if fd < 0:
+        sys.exit("cannot open %s: %s" % (path, errno.errorcode[err]))
+    return fd
+if sys.argv[1] == "get":
+    print(obj_get(sys.argv[2]), flush=True)
+    time.sleep(3600)
+else:
+    prog = obj_get(sys.argv[2])
+    cg = os.open(sys.argv[3], os.O_RDONLY | os.O_DIRECTORY)
+    ret, err = bpf(8, struct.pack("IIII", cg, prog, 0, 0))
+    print("ok" if ret == 0 else errno.errorcode[err])
+'
+
+# hold_token: start a process of the service's user, sandboxed as the unit's
+# (its bind mounts, no capabilities), that opens the service's token
+# read-write and keeps the fd; it is not one of the service's processes,
+# as a process the service passed its fd to would not be. Sets H_PID, H_FD.
+hold_token() {
+	local i
+	unshare --mount --propagation slave -- bash -c '
+		set -e
+		mkdir -p /run/bpf-app
+		mount --bind /sys/fs/bpf/bpf-app /run/bpf-app
+		exec setpriv --reuid=bpf-app --regid=bpf-app --init-groups \
+			--inh-caps=-all --ambient-caps=-all --bounding-set=-all \
+			--no-new-privs -- /usr/bin/python3 -c "$1" get /run/bpf-app/token' \
+		hold "$BPF_PY" >"$W/hold.out" 2>&1 </dev/null &
+	H_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $W/hold.out ]] && break
+		sleep 0.1
+	done
+	H_FD=$(<"$W/hold.out")
+	[[ $H_FD =~ ^[0-9]+$ ]] || { echo "cannot hold the token: $H_FD"; return 1; }
+}
+
+# held_revoked: the `revoked:` line of the held fd's fdinfo, 0 or 1
+held_revoked() {
+	awk '$1 == "revoked:" { print $2 }' "/proc/$H_PID/fdinfo/$H_FD"
+}
+
+# ct_attach CT PROG CGROUP: as the root user of the container CT (app on the
+# host), in its namespaces, BPF_PROG_ATTACH of PROG (a path in the
+# container) to CGROUP; prints ok or the errno's name
+ct_attach() {
+	setpriv --reuid=app --regid=app --init-groups --inh-caps=-all --bounding-set=-all -- \
+		nsenter --target "$1" --user --preserve-credentials --mount --net \
+		/usr/bin/python3 -c "$BPF_PY" attach "$2" "$3"
+}
+
+# ---------------------------------------------------------------------------
 # Scenarios
 
 # The service section: install, start, what root sees, the token's limits
-# as the service sees them, inspect, revoke, stop.
+# as the service sees them, inspect, revoke, stop; then a second start, in
+# which the service cannot move its token out of the way of ExecStopPost's
+# revoke, and that revoke reaches an fd of the token held outside the
+# service.
 scenario_service() {
-	local prog=/sys/fs/bpf/bpf-app/pinned/progs/xdp_token_prog pid status maps denials
+	local prog=/sys/fs/bpf/bpf-app/pinned/progs/xdp_token_prog pid status maps denials out
 
 	block service-install
 	id bpf-app
@@ -238,6 +319,10 @@ scenario_service() {
 	(($(tok /sys/fs/bpf/bpf-app/token .uses.token_create) == 0))
 	maps=$(tok /sys/fs/bpf/bpf-app/token .uses.map_create)
 	denials=$(tok /sys/fs/bpf/bpf-app/token .denials)
+	# the object calls bpf_get_current_task(): its token allows a tracing
+	# type too; libbpf's probes asked it for nothing it refuses
+	[[ $(tok /sys/fs/bpf/bpf-app/token '.allowed_progs | join(",")') == tracepoint,xdp ]]
+	((denials == 0))
 
 	# the token belongs to the service's user and allows only what the
 	# object needs: a HASH map through it is refused, an ARRAY map is made
@@ -269,21 +354,63 @@ scenario_service() {
 		return 1
 	fi
 
-	# a second start gets a clean directory and a new token; stop revokes it
+	# a second start gets a clean directory and a new token
 	WAIT_FOR="bpf-app: loaded" sysd_start bpf-app
 	[[ -e /sys/fs/bpf/bpf-app/token ]]
 	bpftool token show /sys/fs/bpf/bpf-app/token
+	# the directory is root's, the token and pinned/ the service's
+	[[ $(stat -c '%U %a' /sys/fs/bpf/bpf-app) == "root 755" ]]
+	[[ $(stat -c '%U %a' /sys/fs/bpf/bpf-app/token) == "bpf-app 600" ]]
+	[[ $(stat -c '%U %a' /sys/fs/bpf/bpf-app/pinned) == "bpf-app 700" ]]
+
+	# The service can't move its token out of the way of ExecStopPost's
+	# revoke: the directory's permission refuses it (EACCES) ...
+	if out=$(unit_exec "mv /run/bpf-app/token /run/bpf-app/pinned/token" 2>&1); then
+		echo "$out"
+		echo "the service moved its token"
+		return 1
+	fi
+	echo "$out"
+	[[ $out == *"mv: cannot move"*"Permission denied"* ]]
+	[[ -e /sys/fs/bpf/bpf-app/token && ! -e /sys/fs/bpf/bpf-app/pinned/token ]]
+	# ... and in a directory it owns, where root pinned a token for the
+	# test, the kernel does (EPERM), while the service's own pins move
+	bpftool token create /sys/fs/bpf/bpf-app/pinned/t cmds map_create
+	if out=$(unit_exec "mv /run/bpf-app/pinned/t /run/bpf-app/pinned/t2" 2>&1); then
+		echo "$out"
+		echo "the service renamed a token"
+		return 1
+	fi
+	echo "$out"
+	[[ $out == *"mv: cannot move"*"Operation not permitted"* ]]
+	[[ -e /sys/fs/bpf/bpf-app/pinned/t && ! -e /sys/fs/bpf/bpf-app/pinned/t2 ]]
+	unit_exec "mv /run/bpf-app/pinned/maps/token_stats /run/bpf-app/pinned/token_stats"
+	[[ -e /sys/fs/bpf/bpf-app/pinned/token_stats ]]
+
+	# a process of the service's user outside the service holds a
+	# read-write fd of the token; the token is live
+	hold_token
+	[[ $(held_revoked) == 0 ]]
+
+	# stop: ExecStopPost's revoke removes the token, and the fd held
+	# outside the service is revoked with it
 	sysd_stop
 	[[ ! -e /sys/fs/bpf/bpf-app/token ]]
+	kill -0 "$H_PID"
+	[[ $(held_revoked) == 1 ]]
+	kill "$H_PID"
 	echo "scenario done"
 }
 
 # The container section: an unprivileged user's user-namespaced
-# "container", root gives it a token in a BPF FS of its own, the container's
-# root loads and attaches an XDP program and sends packets, root sees the
-# token and the counters; the token is useless for the same user outside.
+# "container", root gives it a cgroup and a token in a BPF FS of its own,
+# scoped to that cgroup, the container's root loads and attaches an XDP
+# program and sends packets, and attaches a cgroup program to its cgroup;
+# root sees the token and the counters; the cgroup program is refused
+# outside the container's cgroup; the token is useless for the same user
+# outside.
 scenario_container() {
-	local ct ino out tok maps denials i
+	local ct ino out tok maps denials i cgid prog
 
 	block service-install >/dev/null
 	useradd --no-create-home --shell /usr/sbin/nologin app
@@ -309,12 +436,36 @@ scenario_container() {
 	grep -q -E "^\s*userns: $ino$" "$W/check.out"
 	(($(tok "$tok" .userns) == ino))
 	(($(tok "$tok" .uses.prog_load) >= 1))
-	maps=$(tok "$tok" .uses.map_create)
-	denials=$(tok "$tok" .denials)
 	out=$(bpftool -j map dump pinned "/proc/$ct/root/sys/fs/bpf/maps/token_stats")
 	echo "$out"
 	# three datagrams and their ICMP errors on lo
 	(( $(jq '.[0].formatted.value.packets' <<<"$out") >= 3 ))
+
+	# The token is scoped to the container's cgroup, where the container's
+	# root attached its cgroup_skb program
+	cgid=$(stat -c %i /sys/fs/cgroup/ct-app)
+	grep -q -E '^\s*cgroup: /ct-app$' "$W/check.out"
+	[[ $(tok "$tok" .cgroup.path) == /ct-app && $(tok "$tok" .cgroup.id) == "$cgid" ]]
+	grep -qx "$ct" /sys/fs/cgroup/ct-app/cgroup.procs
+	bpftool -j cgroup show /sys/fs/cgroup/ct-app |
+		jq -e '[.[] | select(.name == "skb_ingress" and .attach_type == "cgroup_inet_ingress")] | length == 1'
+	# Outside it, the attach is refused (EPERM), and each refusal is
+	# counted: the root cgroup, and a sibling of the container's cgroup
+	prog=/sys/fs/bpf/traffic/skb_ingress
+	mkdir /sys/fs/cgroup/ct-other
+	denials=$(tok "$tok" .denials)
+	[[ $(ct_attach "$ct" "$prog" /sys/fs/cgroup) == EPERM ]]
+	[[ $(ct_attach "$ct" "$prog" /sys/fs/cgroup/ct-other) == EPERM ]]
+	(($(tok "$tok" .denials) == denials + 2))
+	bpftool -j cgroup show /sys/fs/cgroup/ct-other | jq -e 'length == 0'
+	# the scope's doing: root attaches the same program there
+	bpftool cgroup attach /sys/fs/cgroup/ct-other ingress pinned "/proc/$ct/root$prog"
+	bpftool cgroup detach /sys/fs/cgroup/ct-other ingress pinned "/proc/$ct/root$prog"
+	rmdir /sys/fs/cgroup/ct-other
+	(($(tok "$tok" .denials) == denials + 2))
+
+	maps=$(tok "$tok" .uses.map_create)
+	denials=$(tok "$tok" .denials)
 
 	# The same user outside the container, with the same token: ignored
 	# (the caller is not in the token's user namespace), and the denial
@@ -345,7 +496,11 @@ scenario_needs() {
 	sed -n '/^{/,/^}/p' "$W/needs.out" >"$W/needs.json"
 	jq -e '.objects == ["/usr/local/lib/bpf-app/app.bpf.o"]' "$W/needs.json"
 	jq -e '(.allowed_cmds | sort) == ["btf_load", "map_create", "prog_load"]' "$W/needs.json"
-	jq -e '.allowed_maps == ["array"] and .allowed_progs == ["xdp"] and .allowed_attachs == ["xdp"]' "$W/needs.json"
+	jq -e '.allowed_maps == ["array"] and .allowed_attachs == ["xdp"]' "$W/needs.json"
+	# the program calls bpf_get_current_task(): a tracing type as well
+	jq -e '.allowed_progs == ["tracepoint", "xdp"]' "$W/needs.json"
+	jq -e '.reads_kernel_memory == [{"object": "/usr/local/lib/bpf-app/app.bpf.o",
+		"program": "xdp_token_prog", "helpers": ["bpf_get_current_task"]}]' "$W/needs.json"
 	echo "scenario done"
 }
 
@@ -363,7 +518,9 @@ scenario_derive() {
 }
 
 export -f scenario_derive cleanup tok prepare_host block user_block unit_parse unit_exec sysd_start \
-	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs
+	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs hold_token \
+	held_revoked ct_attach
+export BPF_PY
 
 @test "guide: the service section as written: systemd unit, token from the object, no capabilities, inspect, revoke, stop" {
 	host scenario_service
