@@ -257,6 +257,17 @@ def cmd_compare(basedir, newdir, expected, *suites):
     return 1 if failed else 0
 
 
+def reason(chunk):
+    """The verifier's or the test's last word on a failed test, if any."""
+    lines = MARKER.sub("", chunk).split("\n")
+    first = lines[0].split("FAIL", 1)[1].strip(" :") if "FAIL" in lines[0] else ""
+    if first and not first.startswith("Unexpected"):
+        return ": " + first
+    msg = [l for l in lines[1:] if l.strip() and not l.startswith(
+        ("verification time", "stack depth", "processed", "Failed to load prog", "Summary"))]
+    return ": " + msg[-1].strip() if msg else ""
+
+
 def cmd_parity(rundir):
     runs = {}
     for who in ("root", "all", "notrace"):
@@ -274,18 +285,25 @@ def cmd_parity(rundir):
                        ("notrace", "token allowing every program type but the tracing ones")):
         other = runs[who]
         diffs = []
+        missing = 0
         for k in sorted(set(root) | set(other), key=lambda k: (int(k.split("/")[0]), k)):
             r = root.get(k, ("absent", [], ""))
             o = other.get(k, ("absent", [], ""))
-            if r[0] != o[0]:
+            if o[0] == "absent":
+                missing += 1
+            elif r[0] != o[0]:
                 diffs.append((k, r, o))
         privileged = sum(1 for k in root if "/p " in k)
-        print("parity: %s: %d of %d privileged tests (and %d unprivileged variants) compared, %d differ from root"
+        print("parity: %s: %d of %d privileged tests (and %d unprivileged variants) compared, %d differ from root%s"
               % (title, sum(1 for k in other if "/p " in k), privileged,
-                 sum(1 for k in root if "/u " in k), len(diffs)))
+                 sum(1 for k in root if "/u " in k), len(diffs),
+                 ", %d MISSING from the token's run" % missing if missing else ""))
+        if missing:
+            rc = 1
         for k, r, o in diffs:
             kind = "tracing program type" if set(o[1]) & tracing else "other"
-            print("  %s: root %s, token %s [%s; prog types %s]" % (k, r[0], o[0], kind, ",".join(map(str, o[1])) or "-"))
+            print("  %s: root %s, token %s [%s; prog types %s]%s" % (
+                k, r[0], o[0], kind, ",".join(map(str, o[1])) or "-", reason(o[2])))
             if os.environ.get("ORACLE_VERBOSE"):
                 for line in MARKER.sub("", o[2]).rstrip().splitlines()[:12]:
                     print("      | " + line)
