@@ -58,7 +58,7 @@ plain() {
 
 # The JSON members that follow the sets for a token that was never used, not
 # bound, not derived, not revoked
-UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false'
+UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false,"cgroup":null'
 
 @test "token create from lists, token show in plain text" {
 	run_ok token create "$D/app" cmds map_create,PROG_LOAD:bpf_btf_load \
@@ -81,7 +81,7 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ $(jq -r 'type' <<<"$output") == array ]]
 	[[ $(jq -r 'length' <<<"$output") == 1 ]]
 	[[ $(jq -c '.[0] | keys_unsorted' <<<"$output") == \
-		'["pinned","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","uses","denials","userns","depth","revoked"]' ]]
+		'["pinned","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","uses","denials","userns","depth","revoked","cgroup"]' ]]
 	[[ $(jq -r '.[0].pinned' <<<"$output") == "$D/app" ]]
 	[[ $(jq -c '.[0].allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
 	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array"]' ]]
@@ -269,8 +269,8 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	run_err "can't open token $D/nothing: No such file or directory" \
 		token create "$D/t" token "$D/nothing" cmds any
 	# a repeated keyword
-	run_err "'maps' already specified" token create "$D/t" maps hash cmds any maps array
-	run_err "parent token already specified" token create "$D/t" token "$D/tok" token "$D/tok"
+	run_err "'maps' already specified (see 'bpftool token help')" token create "$D/t" maps hash cmds any maps array
+	run_err "parent token already specified (see 'bpftool token help')" token create "$D/t" token "$D/tok" token "$D/tok"
 
 	# the existing token is untouched
 	run_ok token show "$D/tok"

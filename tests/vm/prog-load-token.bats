@@ -240,7 +240,7 @@ refused() {
 	load_as_nobody -- "$PROGS/xdp_stack.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
 	refused "token $D/full does not allow map type stack (map 'token_stack')"
 	load_as_nobody -- "$PROGS/sockfilter.bpf.o" "$P/prog" token "$D/full" pinmaps "$P/maps"
-	refused "token $D/full does not allow program type socket_filter (program 'sockfilter_prog'), attach type cgroup_inet_ingress (program 'sockfilter_prog')"
+	refused "token $D/full does not allow program type socket_filter (program 'sockfilter_prog')"
 
 	# tokens made for objects (token create ... object): one for
 	# xdp_token.bpf.o refuses another object that needs more
@@ -248,7 +248,7 @@ refused() {
 	chmod 0666 "$D/xdp"
 	run_ok token create "$D/both" object "$PROGS/xdp_token.bpf.o" object "$PROGS/sockfilter.bpf.o"
 	chmod 0666 "$D/both"
-	run_err -u "token $D/xdp does not allow program type socket_filter (program 'sockfilter_prog'), attach type cgroup_inet_ingress (program 'sockfilter_prog')" \
+	run_err -u "token $D/xdp does not allow program type socket_filter (program 'sockfilter_prog')" \
 		prog load "$PROGS/sockfilter.bpf.o" "$P/s" token "$D/xdp"
 	run_ok -u prog load "$PROGS/sockfilter.bpf.o" "$P/s" token "$D/both"
 	run_ok -u prog load "$PROGS/xdp_token.bpf.o" "$P/x" token "$D/both"
