@@ -6,8 +6,8 @@
  *         [-n TOKENS] [-m OTHERS] [-s SECTIONS]
  *
  * Runs as root on the patched kernel (scripts/bench.sh boots it once and
- * runs this in the VM), with BPF FS at /sys/fs/bpf. Three sections (-s, a
- * subset of "olm"; default all):
+ * runs this in the VM), with BPF FS at /sys/fs/bpf and cgroup v2 at
+ * /sys/fs/cgroup. Four sections (-s, a subset of "oalm"; default all):
  *
  * o  operations: BPF_MAP_CREATE (array, hash), BPF_BTF_LOAD (small, 100 KiB),
  *    BPF_PROG_LOAD (2 instructions, ~1000 instructions with helpers), and
@@ -21,6 +21,19 @@
  *    by less than 0.5% over the last six rounds (at least 24 rounds, at most
  *    120 or the time budget of the operation). After each batch the program
  *    sleeps while the kernel frees what the batch made (see settle()).
+ *
+ * a  attach: what the attach scope check of a program loaded through a token
+ *    costs. BPF_PROG_ATTACH + BPF_PROG_DETACH of a cgroup/sock_create
+ *    program on a cgroup, BPF_LINK_CREATE + close of a cgroup/sock_create
+ *    link on it, and BPF_LINK_CREATE + close of an XDP link on a dummy
+ *    device, each done three ways like the operations above: "cap" (root
+ *    attaches a program loaded without a token: no check), "token" (root
+ *    attaches a program loaded through a token scoped to that cgroup: the
+ *    check stops at CAP_SYS_ADMIN) and "checked" (a task without
+ *    CAP_SYS_ADMIN attaches a program it loaded through the token: the whole
+ *    check). The checked task is nobody for the cgroup operations, and for
+ *    XDP, which needs CAP_NET_ADMIN over the device's network namespace, a
+ *    root child that dropped CAP_SYS_ADMIN and nothing else.
  *
  * l  `bpftool token list` with N tokens (N = 10, 100, 1000, TOKENS) pinned
  *    among OTHERS other pins (one array map pinned OTHERS times), spread over
@@ -40,7 +53,7 @@
  *    and after creating TOKENS tokens (BPF_TOKEN_CREATE, which also pins).
  *
  * For profiling: -P OP,WAY,COUNT runs only COUNT operations OP the way WAY
- * (cap, token, nobody); -k only pins the OTHERS objects and TOKENS tokens
+ * (cap, token, and nobody or net_admin as the table names it); -k only pins the OTHERS objects and TOKENS tokens
  * (section l's tree) and leaves them, e.g. for `perf record bpftool token
  * list`.
  *
@@ -65,6 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <net/if.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -88,6 +102,12 @@ extern char **environ;
 #define BPFFS2		"/run/bench-bpffs"
 #define OPS_DIR		BPFFS "/bench-ops"
 #define OPS_TOKEN	OPS_DIR "/token"
+#define ATTACH_TOKEN	OPS_DIR "/attach-token"
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define SCOPE_CGROUP	CGROUP_ROOT "/bench-scope"	/* the attach token's scope */
+#define KEEP_CGROUP	CGROUP_ROOT "/bench-keep"	/* its sibling, see attach_setup() */
+#define XDP_DEV		"bench-xdp0"
+#define ATTACH_BUDGET	1.02	/* the most the attach check may cost: checked/cap */
 #define MAX_BATCH	512
 #define MAX_ROUNDS	120
 
@@ -107,7 +127,7 @@ static struct {
 	.bpftool = "build/bpftool/bpftool",
 	.max_tokens = 10000,
 	.others = 10000,
-	.sections = "olm",
+	.sections = "oalm",
 };
 
 static int failures;
@@ -303,13 +323,18 @@ static int make_payloads(void)
 /* ------------------------------------------------------------------------ */
 /* The operations. run() is timed; prepare() and release() are not. */
 
+enum { CHILD_NOBODY, CHILD_NET_ADMIN, NR_CHILD };
+static const char *const child_name[NR_CHILD] = { "nobody", "net_admin" };
+
 struct op {
 	const char *name;
 	const char *what;
-	void *(*prepare)(const char *token_path);
+	void *(*prepare)(int token_fd, const char *token_path);
 	long (*run)(int token_fd, void *prepared);
 	void (*release)(long handle, void *prepared);
 	double budget_s;	/* time for the rounds of this operation */
+	bool attach;		/* section a: through the attach token */
+	int checker;		/* the task of the third way */
 };
 
 static long ret_fd(int fd)
@@ -378,7 +403,7 @@ static char obj_path[PATH_MAX];
 /* Open the object; token_path "" says "no token" to libbpf (also when
  * LIBBPF_BPF_TOKEN_PATH is set).
  */
-static void *obj_open(const char *token_path)
+static void *obj_open(int token_fd, const char *token_path)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = token_path);
 	struct bpf_object *obj;
@@ -399,21 +424,136 @@ static void obj_close(long handle, void *prepared)
 	bpf_object__close(prepared);
 }
 
+/* Section a. What the attach operations work on, set up by the parent
+ * before the children are forked (attach_setup()); the children inherit
+ * the fds and the device's index.
+ */
+static int scope_cg_fd = -1, keep_cg_fd = -1, xdp_ifindex;
+static int attach_token_fd = -1;
+static int keep_cg_prog = -1, keep_xdp_prog = -1, keep_xdp_link = -1;
+static bool attach_ready, keep_cg_attached, xdp_dev_made;
+
+/* The programs the attach operations attach, loaded once per process and
+ * way, outside the timing: [0] without a token (cap), [1] through the
+ * attach token (token and the checked ways).
+ */
+static int cg_prog[2] = { -1, -1 }, xdp_prog[2] = { -1, -1 };
+
+static const struct bpf_insn ret_allow[] = {	/* cgroup/sock_create: r0 = 1 */
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+static const struct bpf_insn ret_pass[] = {	/* XDP: r0 = XDP_PASS */
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+static void close_fd_var(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int load_attach_prog(enum bpf_prog_type type, enum bpf_attach_type eat,
+			    const struct bpf_insn *insns, int token_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = eat,
+		.token_fd = token_fd,
+	);
+
+	return bpf_prog_load(type, NULL, "GPL", insns, 2, &opts);
+}
+
+static void *cached_prog(int *cache, enum bpf_prog_type type, enum bpf_attach_type eat,
+			 const struct bpf_insn *insns, int token_fd)
+{
+	int *fd = &cache[token_fd > 0];
+
+	if (*fd < 0) {
+		int ret = load_attach_prog(type, eat, insns, token_fd);
+
+		if (ret < 0) {
+			errno = -ret;
+			return NULL;
+		}
+		*fd = ret;
+	}
+	return fd;
+}
+
+static void *cg_prog_get(int token_fd, const char *token_path)
+{
+	return cached_prog(cg_prog, BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE,
+			   ret_allow, token_fd);
+}
+
+static void *xdp_prog_get(int token_fd, const char *token_path)
+{
+	return cached_prog(xdp_prog, BPF_PROG_TYPE_XDP, BPF_XDP, ret_pass, token_fd);
+}
+
+/* The program stays loaded for the next batch */
+static void keep_prog(long handle, void *prepared)
+{
+}
+
+static long cg_attach_detach(int token_fd, void *prepared)
+{
+	int prog_fd = *(int *)prepared, err;
+
+	err = bpf_prog_attach(prog_fd, scope_cg_fd, BPF_CGROUP_INET_SOCK_CREATE,
+			      BPF_F_ALLOW_MULTI);
+	if (err)
+		return err;
+	return bpf_prog_detach2(prog_fd, scope_cg_fd, BPF_CGROUP_INET_SOCK_CREATE);
+}
+
+static long link_create_close(int prog_fd, int target, enum bpf_attach_type type)
+{
+	int fd = bpf_link_create(prog_fd, target, type, NULL);
+
+	if (fd < 0)
+		return fd;
+	/* the link's file is released before close() returns to us: the
+	 * detach is timed too
+	 */
+	close(fd);
+	return 0;
+}
+
+static long cg_link(int token_fd, void *prepared)
+{
+	return link_create_close(*(int *)prepared, scope_cg_fd, BPF_CGROUP_INET_SOCK_CREATE);
+}
+
+static long xdp_link(int token_fd, void *prepared)
+{
+	return link_create_close(*(int *)prepared, xdp_ifindex, BPF_XDP);
+}
+
 static struct op ops[] = {
 	{ "map_create_array", "BPF_MAP_CREATE, array, 16 entries",
-	  NULL, map_array, close_fd, 45 },
+	  NULL, map_array, close_fd, 45, false, CHILD_NOBODY },
 	{ "map_create_hash", "BPF_MAP_CREATE, hash, 16 entries",
-	  NULL, map_hash, close_fd, 45 },
+	  NULL, map_hash, close_fd, 45, false, CHILD_NOBODY },
 	{ "btf_load_small", "BPF_BTF_LOAD, 1 struct",
-	  NULL, btf_small_load, close_fd, 45 },
+	  NULL, btf_small_load, close_fd, 45, false, CHILD_NOBODY },
 	{ "btf_load_100k", "BPF_BTF_LOAD, ~100 KiB",
-	  NULL, btf_big_load, close_fd, 60 },
+	  NULL, btf_big_load, close_fd, 60, false, CHILD_NOBODY },
 	{ "prog_load_xdp_2", "BPF_PROG_LOAD, XDP, 2 insns",
-	  NULL, prog2_load, close_fd, 45 },
+	  NULL, prog2_load, close_fd, 45, false, CHILD_NOBODY },
 	{ "prog_load_xdp_1k", "BPF_PROG_LOAD, XDP, ~1000 insns, helpers",
-	  NULL, prog1k_load, close_fd, 60 },
+	  NULL, prog1k_load, close_fd, 60, false, CHILD_NOBODY },
 	{ "object_load", "bpf_object__load(xdp_token.bpf.o)",
-	  obj_open, obj_load, obj_close, 75 },
+	  obj_open, obj_load, obj_close, 75, false, CHILD_NOBODY },
+	{ "cgroup_attach_detach", "BPF_PROG_ATTACH + BPF_PROG_DETACH, cgroup/sock_create",
+	  cg_prog_get, cg_attach_detach, keep_prog, 60, true, CHILD_NOBODY },
+	{ "cgroup_link_create", "BPF_LINK_CREATE + close, cgroup/sock_create",
+	  cg_prog_get, cg_link, keep_prog, 60, true, CHILD_NOBODY },
+	{ "xdp_link_create", "BPF_LINK_CREATE + close, XDP on a dummy device",
+	  xdp_prog_get, xdp_link, keep_prog, 60, true, CHILD_NET_ADMIN },
 };
 #define NR_OPS ((int)(sizeof(ops) / sizeof(ops[0])))
 
@@ -444,7 +584,7 @@ static int run_batch(const struct op *op, int token_fd, const char *token_path,
 	if (n > MAX_BATCH)
 		n = MAX_BATCH;
 	for (i = 0; i < n && op->prepare; i++) {
-		prep[i] = op->prepare(token_path);
+		prep[i] = op->prepare(token_fd, token_path);
 		if (!prep[i]) {
 			err = -errno ?: -EINVAL;
 			n = i;
@@ -473,7 +613,12 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
-/* The nobody side: a child with no privileges at all, run by pipe */
+/* The checked side: children forked before any timing that take their
+ * orders over a pipe and time their own batches. "nobody" has uid and gid
+ * 65534, no groups and no capabilities at all; "net_admin" is root without
+ * CAP_SYS_ADMIN (in any set) and with every other capability: the task that
+ * may attach XDP on the device only because the target's rule allows it.
+ */
 
 struct req {
 	int op;			/* index in ops[], -1: exit */
@@ -484,7 +629,6 @@ struct resp {
 	int err;
 	uint64_t ns;
 };
-
 static int drop_privileges(void)
 {
 	cap_t caps;
@@ -536,25 +680,125 @@ static bool full_io(int fd, void *buf, size_t len, bool wr)
 	return true;
 }
 
-static void nobody_main(int rfd, int wfd)
+/* Root without CAP_SYS_ADMIN: dropped from the bounding, inheritable,
+ * permitted and effective sets (no ambient ones); everything else stays.
+ */
+static int drop_sys_admin(void)
+{
+	cap_value_t sys_admin = CAP_SYS_ADMIN;
+	cap_flag_value_t e = CAP_CLEAR, p = CAP_CLEAR, net = CAP_CLEAR;
+	cap_t caps;
+
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0))
+		return -1;
+	caps = cap_get_proc();
+	if (!caps || cap_set_flag(caps, CAP_EFFECTIVE, 1, &sys_admin, CAP_CLEAR) ||
+	    cap_set_flag(caps, CAP_PERMITTED, 1, &sys_admin, CAP_CLEAR) ||
+	    cap_set_flag(caps, CAP_INHERITABLE, 1, &sys_admin, CAP_CLEAR) ||
+	    cap_set_proc(caps)) {
+		cap_free(caps);
+		return -1;
+	}
+	cap_free(caps);
+	/* make sure */
+	caps = cap_get_proc();
+	if (!caps)
+		return -1;
+	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &e) ||
+	    cap_get_flag(caps, CAP_SYS_ADMIN, CAP_PERMITTED, &p) ||
+	    cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &net) || e || p || !net ||
+	    prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) != 0) {
+		cap_free(caps);
+		errno = EPERM;
+		return -1;
+	}
+	cap_free(caps);
+	return 0;
+}
+
+static const char *scope_note(bool restricted)
+{
+	return restricted ? "attached the token's program outside the token's cgroup scope" :
+			    "could not attach the token's program outside its scope";
+}
+
+/* Whether this task runs the attach check: the attach token's program on
+ * the sibling of the token's cgroup is refused (EPERM) to a task that runs
+ * it and attached for root. Returns 0 if it is as @restricted says.
+ */
+static int check_attach_rule(bool restricted)
+{
+	int *prog_fd = cg_prog_get(attach_token_fd, ATTACH_TOKEN);
+	int err;
+
+	if (!prog_fd)
+		return -errno;
+	err = bpf_prog_attach(*prog_fd, keep_cg_fd, BPF_CGROUP_INET_SOCK_CREATE,
+			      BPF_F_ALLOW_MULTI);
+	if (!err) {
+		bpf_prog_detach2(*prog_fd, keep_cg_fd, BPF_CGROUP_INET_SOCK_CREATE);
+		return restricted ? -EINVAL : 0;
+	}
+	if (restricted && err == -EPERM)
+		return 0;
+	return restricted ? err : -EINVAL;
+}
+
+static void child_main(int kind, int rfd, int wfd)
 {
 	struct resp rsp = {};
 	struct req rq;
-	int token_fd;
+	int token_fd = -1, i;
 
-	if (drop_privileges()) {
-		msg("nobody: dropping privileges: %s", strerror(errno));
-		_exit(1);
+	/* the parent's programs and keepers are the parent's: this task
+	 * attaches programs it loads itself
+	 */
+	close_fd_var(&keep_xdp_link);
+	close_fd_var(&keep_xdp_prog);
+	close_fd_var(&keep_cg_prog);
+	for (i = 0; i < 2; i++) {
+		close_fd_var(&cg_prog[i]);
+		close_fd_var(&xdp_prog[i]);
+	}
+
+	if (kind == CHILD_NOBODY ? drop_privileges() : drop_sys_admin()) {
+		rsp.err = -(errno ?: EPERM);
+		msg("%s: dropping privileges: %s", child_name[kind], strerror(-rsp.err));
+		goto out;
 	}
 	/* using a token needs it opened read-write */
 	token_fd = bpf_obj_get(OPS_TOKEN);
 	if (token_fd < 0) {
-		msg("nobody: opening %s: %s", OPS_TOKEN, strerror(errno));
-		_exit(1);
+		rsp.err = -errno;
+		msg("%s: opening %s: %s", child_name[kind], OPS_TOKEN, strerror(errno));
+		goto out;
 	}
+	if (attach_ready) {
+		close_fd_var(&attach_token_fd);
+		attach_token_fd = bpf_obj_get(ATTACH_TOKEN);
+		if (attach_token_fd < 0) {
+			rsp.err = -errno;
+			msg("%s: opening %s: %s", child_name[kind], ATTACH_TOKEN, strerror(errno));
+			goto out;
+		}
+		rsp.err = check_attach_rule(true);
+		if (rsp.err) {
+			msg("%s: %s: %s", child_name[kind], scope_note(false), strerror(-rsp.err));
+			dump_lib_log();
+			goto out;
+		}
+	}
+out:
+	/* the first answer says whether the child is ready */
+	if (!full_io(wfd, &rsp, sizeof(rsp), true) || rsp.err)
+		_exit(1);
 	while (full_io(rfd, &rq, sizeof(rq), false) && rq.op >= 0 && rq.op < NR_OPS) {
+		const struct op *op = &ops[rq.op];
+
 		rsp.ns = 0;
-		rsp.err = run_batch(&ops[rq.op], token_fd, OPS_TOKEN, rq.n, &rsp.ns);
+		rsp.err = run_batch(op, op->attach ? attach_token_fd : token_fd,
+				    op->attach ? ATTACH_TOKEN : OPS_TOKEN, rq.n, &rsp.ns);
 		if (rsp.err)
 			dump_lib_log();
 		if (!full_io(wfd, &rsp, sizeof(rsp), true))
@@ -563,64 +807,84 @@ static void nobody_main(int rfd, int wfd)
 	_exit(0);
 }
 
-static pid_t nobody_pid;
-static int to_nobody = -1, from_nobody = -1;
+static struct child {
+	pid_t pid;
+	int to, from;
+} children[NR_CHILD] = { { 0, -1, -1 }, { 0, -1, -1 } };
 
-static int start_nobody(void)
+static int start_child(int kind)
 {
+	struct child *c = &children[kind];
+	struct resp rsp;
 	int a[2], b[2];
 
 	if (pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC))
 		return -1;
 	fflush(NULL);
-	nobody_pid = fork();
-	if (nobody_pid < 0)
+	c->pid = fork();
+	if (c->pid < 0)
 		return -1;
-	if (!nobody_pid) {
+	if (!c->pid) {
 		close(a[1]);
 		close(b[0]);
-		nobody_main(a[0], b[1]);
+		child_main(kind, a[0], b[1]);
 	}
 	close(a[0]);
 	close(b[1]);
-	to_nobody = a[1];
-	from_nobody = b[0];
+	c->to = a[1];
+	c->from = b[0];
+	if (!full_io(c->from, &rsp, sizeof(rsp), false)) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (rsp.err) {
+		errno = -rsp.err;
+		return -1;
+	}
 	return 0;
 }
 
-static void stop_nobody(void)
+static void stop_child(int kind)
 {
+	struct child *c = &children[kind];
 	struct req rq = { .op = -1 };
 
-	if (nobody_pid <= 0)
+	if (c->pid <= 0)
 		return;
-	full_io(to_nobody, &rq, sizeof(rq), true);
-	close(to_nobody);
-	close(from_nobody);
-	waitpid(nobody_pid, NULL, 0);
-	nobody_pid = 0;
+	full_io(c->to, &rq, sizeof(rq), true);
+	close(c->to);
+	close(c->from);
+	waitpid(c->pid, NULL, 0);
+	c->pid = 0;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Section o: operations */
+/* Sections o and a: operations */
 
-enum { V_CAP, V_TOKEN, V_NOBODY, NR_V };
-static const char *const v_name[NR_V] = { "cap", "token", "nobody" };
+enum { V_CAP, V_TOKEN, V_CHECKED, NR_V };
 static int ops_token_fd = -1;
+
+static const char *way_name(const struct op *op, int v)
+{
+	return v == V_CAP ? "cap" : v == V_TOKEN ? "token" : child_name[op->checker];
+}
 
 static int measure(int v, int op, int n, uint64_t *ns)
 {
+	const struct op *o = &ops[op];
+	const struct child *c = &children[o->checker];
 	struct req rq = { .op = op, .n = n };
 	struct resp rsp;
 
 	switch (v) {
 	case V_CAP:
-		return run_batch(&ops[op], 0, "", n, ns);
+		return run_batch(o, 0, "", n, ns);
 	case V_TOKEN:
-		return run_batch(&ops[op], ops_token_fd, OPS_TOKEN, n, ns);
+		return run_batch(o, o->attach ? attach_token_fd : ops_token_fd,
+				 o->attach ? ATTACH_TOKEN : OPS_TOKEN, n, ns);
 	default:
-		if (!full_io(to_nobody, &rq, sizeof(rq), true) ||
-		    !full_io(from_nobody, &rsp, sizeof(rsp), false))
+		if (c->pid <= 0 || !full_io(c->to, &rq, sizeof(rq), true) ||
+		    !full_io(c->from, &rsp, sizeof(rsp), false))
 			return -EPIPE;
 		*ns = rsp.ns;
 		return rsp.err;
@@ -662,7 +926,7 @@ static void bench_op(int i)
 			r->err = measure(v, i, 1, &ns);
 			if (r->err) {
 				r->err_v = v;
-				msg("%s (%s): %s", op->name, v_name[v], strerror(-r->err));
+				msg("%s (%s): %s", op->name, way_name(op, v), strerror(-r->err));
 				dump_lib_log();
 				failures++;
 				return;
@@ -683,7 +947,7 @@ static void bench_op(int i)
 			r->err = measure(v, i, r->batch, &ns);
 			if (r->err) {
 				r->err_v = v;
-				msg("%s (%s): %s", op->name, v_name[v], strerror(-r->err));
+				msg("%s (%s): %s", op->name, way_name(op, v), strerror(-r->err));
 				dump_lib_log();
 				failures++;
 				return;
@@ -717,7 +981,155 @@ static void bench_op(int i)
 	}
 }
 
-static int section_ops(void)
+/* Run "ip ARGS..." and wait for it; returns its exit status, -1 if it did
+ * not run or exit.
+ */
+static int run_ip(const char *const *args)
+{
+	char *argv[8];
+	int i, status;
+	pid_t pid;
+
+	argv[0] = "ip";
+	for (i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	fflush(NULL);
+	if (posix_spawnp(&pid, "ip", NULL, NULL, argv, environ))
+		return -1;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Section a's targets, token and keepers, made by root before the children
+ * are forked.
+ */
+static int attach_setup(void)
+{
+	LIBBPF_OPTS(bpf_token_create_opts, topts,
+		.token_flags = BPF_F_TOKEN_CGROUP,
+		.allowed_cmds = 1ULL << BPF_PROG_LOAD,
+		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_CGROUP_SOCK |
+				      1ULL << BPF_PROG_TYPE_XDP,
+		.allowed_attach_types = 1ULL << BPF_CGROUP_INET_SOCK_CREATE | 1ULL << BPF_XDP,
+	);
+	static const char *const add_dev[] = { "link", "add", XDP_DEV, "type", "dummy", NULL };
+	static const char *const del_dev[] = { "link", "del", XDP_DEV, NULL };
+	struct statfs st;
+	int err, lo;
+
+	if (statfs(CGROUP_ROOT, &st) || st.f_type != CGROUP2_SUPER_MAGIC)
+		return msg("Error: no cgroup v2 file system at " CGROUP_ROOT), -1;
+	if ((mkdir(SCOPE_CGROUP, 0755) && errno != EEXIST) ||
+	    (mkdir(KEEP_CGROUP, 0755) && errno != EEXIST))
+		return msg("Error: mkdir in " CGROUP_ROOT ": %s", strerror(errno)), -1;
+	scope_cg_fd = open(SCOPE_CGROUP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	keep_cg_fd = open(KEEP_CGROUP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (scope_cg_fd < 0 || keep_cg_fd < 0)
+		return msg("Error: opening the cgroups: %s", strerror(errno)), -1;
+
+	/* the token: programs cgroup_sock and xdp, attach types
+	 * cgroup_inet_sock_create and xdp, scope SCOPE_CGROUP
+	 */
+	topts.cgroup_fd = scope_cg_fd;
+	unlink(ATTACH_TOKEN);
+	err = bpf_token_create(AT_FDCWD, ATTACH_TOKEN, &topts);
+	if (err)
+		return msg("Error: creating %s: %s", ATTACH_TOKEN, strerror(-err)), -1;
+	if (chmod(ATTACH_TOKEN, 0666))
+		return msg("Error: chmod %s: %s", ATTACH_TOKEN, strerror(errno)), -1;
+	attach_token_fd = bpf_obj_get(ATTACH_TOKEN);
+	if (attach_token_fd < 0)
+		return msg("Error: opening %s: %s", ATTACH_TOKEN, strerror(errno)), -1;
+
+	/* The first program of an attach type attached to any cgroup, and the
+	 * first generic XDP program on any device, switch a static key on,
+	 * which rewrites kernel text; the last one detached switches it off.
+	 * So that the timed attaches and detaches count no such rewrite, one
+	 * program of each kind stays attached while the section runs: on the
+	 * scope's sibling (not an ancestor, whose programs would be in the
+	 * scope's effective array) and on lo.
+	 */
+	keep_cg_prog = load_attach_prog(BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE,
+					ret_allow, 0);
+	if (keep_cg_prog < 0)
+		return msg("Error: loading a cgroup/sock_create program: %s",
+			   strerror(-keep_cg_prog)), -1;
+	err = bpf_prog_attach(keep_cg_prog, keep_cg_fd, BPF_CGROUP_INET_SOCK_CREATE,
+			      BPF_F_ALLOW_MULTI);
+	if (err)
+		return msg("Error: attaching to " KEEP_CGROUP ": %s", strerror(-err)), -1;
+	keep_cg_attached = true;
+	keep_xdp_prog = load_attach_prog(BPF_PROG_TYPE_XDP, BPF_XDP, ret_pass, 0);
+	if (keep_xdp_prog < 0)
+		return msg("Error: loading an XDP program: %s", strerror(-keep_xdp_prog)), -1;
+	lo = if_nametoindex("lo");
+	keep_xdp_link = lo ? bpf_link_create(keep_xdp_prog, lo, BPF_XDP, NULL) : -ENODEV;
+	if (keep_xdp_link < 0)
+		return msg("Error: an XDP link on lo: %s", strerror(-keep_xdp_link)), -1;
+
+	/* the XDP links' device, a new one */
+	if (if_nametoindex(XDP_DEV))
+		run_ip(del_dev);
+	if (run_ip(add_dev))
+		return msg("Error: ip link add " XDP_DEV " type dummy failed"), -1;
+	xdp_dev_made = true;
+	xdp_ifindex = if_nametoindex(XDP_DEV);
+	if (!xdp_ifindex)
+		return msg("Error: " XDP_DEV ": %s", strerror(errno)), -1;
+
+	/* root is not restricted */
+	err = check_attach_rule(false);
+	if (err)
+		return msg("Error: root %s: %s", scope_note(false), strerror(-err)), -1;
+	attach_ready = true;
+	return 0;
+}
+
+static void attach_teardown(void)
+{
+	static const char *const del_dev[] = { "link", "del", XDP_DEV, NULL };
+	int i;
+
+	if (keep_cg_attached)
+		bpf_prog_detach2(keep_cg_prog, keep_cg_fd, BPF_CGROUP_INET_SOCK_CREATE);
+	keep_cg_attached = false;
+	close_fd_var(&keep_xdp_link);
+	close_fd_var(&keep_xdp_prog);
+	close_fd_var(&keep_cg_prog);
+	for (i = 0; i < 2; i++) {
+		close_fd_var(&cg_prog[i]);
+		close_fd_var(&xdp_prog[i]);
+	}
+	close_fd_var(&attach_token_fd);
+	close_fd_var(&scope_cg_fd);
+	close_fd_var(&keep_cg_fd);
+	if (xdp_dev_made)
+		run_ip(del_dev);
+	xdp_dev_made = false;
+	attach_ready = false;
+	unlink(ATTACH_TOKEN);
+	rmdir(SCOPE_CGROUP);
+	rmdir(KEEP_CGROUP);
+}
+
+static void ops_teardown(void)
+{
+	int c;
+
+	for (c = 0; c < NR_CHILD; c++)
+		stop_child(c);
+	close_fd_var(&ops_token_fd);
+	unlink(OPS_TOKEN);
+	attach_teardown();
+	rmdir(OPS_DIR);
+}
+
+/* The tokens, payloads and children of sections o and a; with @attach,
+ * also section a's targets and the net_admin child.
+ */
+static int ops_setup(bool attach)
 {
 	LIBBPF_OPTS(bpf_token_create_opts, topts,
 		.allowed_cmds = 1ULL << BPF_MAP_CREATE | 1ULL << BPF_BTF_LOAD |
@@ -726,7 +1138,7 @@ static int section_ops(void)
 		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_XDP,
 		.allowed_attach_types = 1ULL << BPF_XDP,
 	);
-	int i, err;
+	int c, err;
 
 	snprintf(obj_path, sizeof(obj_path), "%s/xdp_token.bpf.o", cfg.progs_dir);
 	if (access(obj_path, R_OK)) {
@@ -757,25 +1169,38 @@ static int section_ops(void)
 		msg("Error: opening %s: %s", OPS_TOKEN, strerror(errno));
 		return -1;
 	}
-	if (start_nobody()) {
-		msg("Error: starting the nobody process: %s", strerror(errno));
+	if (attach && attach_setup())
 		return -1;
+	for (c = 0; c < (attach ? NR_CHILD : 1); c++) {
+		if (start_child(c)) {
+			msg("Error: starting the %s process: %s", child_name[c], strerror(errno));
+			return -1;
+		}
 	}
-	if (cfg.profile)
-		return 0;
-	for (i = 0; i < NR_OPS; i++) {
-		msg("bench: %s ...", ops[i].name);
-		bench_op(i);
-	}
-	stop_nobody();
-	close(ops_token_fd);
-	unlink(OPS_TOKEN);
-	rmdir(OPS_DIR);
 	return 0;
 }
 
-/* -P OP,WAY,COUNT: only COUNT batches of one OP, one WAY (cap, token or
- * nobody), e.g. under strace or perf.
+static int section_ops(void)
+{
+	bool data = strchr(cfg.sections, 'o'), attach = strchr(cfg.sections, 'a');
+	int i;
+
+	if (ops_setup(attach)) {
+		ops_teardown();
+		return -1;
+	}
+	for (i = 0; i < NR_OPS; i++) {
+		if (ops[i].attach ? !attach : !data)
+			continue;
+		msg("bench: %s ...", ops[i].name);
+		bench_op(i);
+	}
+	ops_teardown();
+	return 0;
+}
+
+/* -P OP,WAY,COUNT: only COUNT batches of one OP, one WAY (cap, token, or
+ * the op's checked task: nobody or net_admin), e.g. under strace or perf.
  */
 static int profile_op(const char *spec)
 {
@@ -787,12 +1212,17 @@ static int profile_op(const char *spec)
 		return msg("Error: -P wants OP,WAY,COUNT"), -1;
 	for (i = 0; i < NR_OPS && strcmp(ops[i].name, name); i++)
 		;
-	for (v = 0; v < NR_V && strcmp(v_name[v], way); v++)
+	if (i == NR_OPS)
+		return msg("Error: unknown operation %s", name), -1;
+	for (v = 0; v < NR_V && strcmp(way_name(&ops[i], v), way); v++)
 		;
-	if (i == NR_OPS || v == NR_V)
-		return msg("Error: unknown operation %s or way %s", name, way), -1;
-	if (section_ops())
+	if (v == NR_V)
+		return msg("Error: %s is done as cap, token or %s, not %s", name,
+			   way_name(&ops[i], V_CHECKED), way), -1;
+	if (ops_setup(ops[i].attach)) {
+		ops_teardown();
 		return -1;
+	}
 	for (k = 0; k < count && !err; k++) {
 		err = measure(v, i, 1, &ns);
 		total += ns;
@@ -801,10 +1231,7 @@ static int profile_op(const char *spec)
 		msg("Error: %s (%s): %s", name, way, strerror(-err));
 	else
 		printf("%s %s: %.0f ns per operation\n", name, way, (double)total / count);
-	stop_nobody();
-	close(ops_token_fd);
-	unlink(OPS_TOKEN);
-	rmdir(OPS_DIR);
+	ops_teardown();
 	return err;
 }
 
@@ -1500,16 +1927,49 @@ static void print_table(FILE *f)
 		for (i = 0; i < NR_OPS; i++) {
 			const struct op_result *r = &op_res[i];
 
+			if (ops[i].attach)
+				continue;
 			if (r->err) {
-				fprintf(f, "%-18s failed (%s): %s\n", ops[i].name, v_name[r->err_v],
-					strerror(-r->err));
+				fprintf(f, "%-18s failed (%s): %s\n", ops[i].name,
+					way_name(&ops[i], r->err_v), strerror(-r->err));
 				continue;
 			}
 			fprintf(f, "%-18s %11.0f %11.0f %7.3f %5.1f%% %11.0f %7.3f %5.1f%% %5d%s %5d\n",
 				ops[i].name, r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN],
-				r->rspread[V_TOKEN] * 100, r->med[V_NOBODY], r->rmed[V_NOBODY],
-				r->rspread[V_NOBODY] * 100, r->rounds, r->stable ? " " : "*",
+				r->rspread[V_TOKEN] * 100, r->med[V_CHECKED], r->rmed[V_CHECKED],
+				r->rspread[V_CHECKED] * 100, r->rounds, r->stable ? " " : "*",
 				r->batch);
+		}
+		fprintf(f, "(* = not stable within 0.5%% before the time budget ran out)\n");
+	}
+	if (strchr(cfg.sections, 'a')) {
+		fprintf(f, "\nAttach: ns per attach and detach (cgroup_attach_detach: BPF_PROG_ATTACH + BPF_PROG_DETACH;\n"
+			   "the others: BPF_LINK_CREATE + close), median over rounds; cgroup " SCOPE_CGROUP ",\n"
+			   "dummy device " XDP_DEV ". cap = root attaches a program loaded without a token (no check);\n"
+			   "token = root attaches a program loaded through a token scoped to the cgroup (the check\n"
+			   "stops at CAP_SYS_ADMIN); checked = a task without CAP_SYS_ADMIN attaches a program it\n"
+			   "loaded through that token (the whole check): nobody, or net_admin (root without\n"
+			   "CAP_SYS_ADMIN). Ratios against cap as above; budget: checked ratio <= %.2f.\n\n",
+			ATTACH_BUDGET);
+		fprintf(f, "%-20s %9s %9s %7s %6s %10s %7s %6s %-9s %6s %5s %6s\n", "operation",
+			"cap ns", "token ns", "ratio", "spread", "checked ns", "ratio", "spread", "as",
+			"rounds", "batch", "budget");
+		for (i = 0; i < NR_OPS; i++) {
+			const struct op_result *r = &op_res[i];
+
+			if (!ops[i].attach)
+				continue;
+			if (r->err) {
+				fprintf(f, "%-20s failed (%s): %s\n", ops[i].name,
+					way_name(&ops[i], r->err_v), strerror(-r->err));
+				continue;
+			}
+			fprintf(f, "%-20s %9.0f %9.0f %7.3f %5.1f%% %10.0f %7.3f %5.1f%% %-9s %5d%s %5d %6s\n",
+				ops[i].name, r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN],
+				r->rspread[V_TOKEN] * 100, r->med[V_CHECKED], r->rmed[V_CHECKED],
+				r->rspread[V_CHECKED] * 100, child_name[ops[i].checker], r->rounds,
+				r->stable ? " " : "*", r->batch,
+				r->rmed[V_CHECKED] <= ATTACH_BUDGET ? "met" : "MISSED");
 		}
 		fprintf(f, "(* = not stable within 0.5%% before the time budget ran out)\n");
 	}
@@ -1568,7 +2028,7 @@ static int write_json(const char *path)
 {
 	struct utsname u;
 	FILE *f;
-	int i;
+	int i, n;
 
 	f = fopen(path, "w");
 	if (!f)
@@ -1581,15 +2041,17 @@ static int write_json(const char *path)
 	fprintf(f, ",\n  \"quick\": %s,\n  \"btf_small_bytes\": %u,\n  \"btf_big_bytes\": %u,\n"
 		   "  \"prog_long_insns\": %d,\n  \"ops\": [", cfg.quick ? "true" : "false",
 		btf_small_sz, btf_big_sz, prog1k_cnt);
-	for (i = 0; strchr(cfg.sections, 'o') && i < NR_OPS; i++) {
+	for (i = 0, n = 0; strchr(cfg.sections, 'o') && i < NR_OPS; i++) {
 		const struct op_result *r = &op_res[i];
 
-		fprintf(f, "%s\n    {\"name\": \"%s\", ", i ? "," : "", ops[i].name);
+		if (ops[i].attach)
+			continue;
+		fprintf(f, "%s\n    {\"name\": \"%s\", ", n++ ? "," : "", ops[i].name);
 		if (r->err) {
 			fprintf(f, "\"error\": ");
 			json_str(f, strerror(-r->err));
 			fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
-				   "\"ratio\": null, \"spread\": null}", v_name[r->err_v]);
+				   "\"ratio\": null, \"spread\": null}", way_name(&ops[i], r->err_v));
 			continue;
 		}
 		fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
@@ -1597,9 +2059,36 @@ static int write_json(const char *path)
 			   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"nobody_spread\": %.4f, "
 			   "\"rounds\": %d, \"batch\": %d, \"stable\": %s}",
 			r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
-			r->med[V_NOBODY], r->rmed[V_NOBODY], r->rspread[V_NOBODY],
-			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_NOBODY],
+			r->med[V_CHECKED], r->rmed[V_CHECKED], r->rspread[V_CHECKED],
+			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_CHECKED],
 			r->rounds, r->batch, r->stable ? "true" : "false");
+	}
+	fprintf(f, "\n  ],\n  \"attach_budget\": %.2f,\n  \"attach\": [", ATTACH_BUDGET);
+	for (i = 0, n = 0; strchr(cfg.sections, 'a') && i < NR_OPS; i++) {
+		const struct op_result *r = &op_res[i];
+
+		if (!ops[i].attach)
+			continue;
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"checked_as\": \"%s\", ", n++ ? "," : "",
+			ops[i].name, child_name[ops[i].checker]);
+		if (r->err) {
+			fprintf(f, "\"error\": ");
+			json_str(f, strerror(-r->err));
+			fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
+				   "\"ratio\": null, \"spread\": null, \"checked_ns\": null, "
+				   "\"ratio_checked\": null, \"spread_checked\": null, "
+				   "\"within_budget\": null}", way_name(&ops[i], r->err_v));
+			continue;
+		}
+		fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
+			   "\"checked_ns\": %.0f, \"ratio_checked\": %.4f, \"spread_checked\": %.4f, "
+			   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"checked_spread\": %.4f, "
+			   "\"rounds\": %d, \"batch\": %d, \"stable\": %s, \"within_budget\": %s}",
+			r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
+			r->med[V_CHECKED], r->rmed[V_CHECKED], r->rspread[V_CHECKED],
+			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_CHECKED],
+			r->rounds, r->batch, r->stable ? "true" : "false",
+			r->rmed[V_CHECKED] <= ATTACH_BUDGET ? "true" : "false");
 	}
 	fprintf(f, "\n  ],\n  \"list\": [");
 	for (i = 0; i < nr_steps; i++) {
@@ -1662,7 +2151,7 @@ static int check_clocksource(void)
 static void usage(const char *prog, int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s [-q] [-o RESULTS.json] [-t TABLE.txt] [-p PROGS_DIR] "
-			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(olm)]\n"
+			"[-b BPFTOOL] [-n TOKENS] [-m OTHERS] [-s SECTIONS(oalm)]\n"
 			"       %s [-p PROGS_DIR] -P OP,WAY,COUNT\n"
 			"       %s [-n TOKENS] [-m OTHERS] -k\n", prog, prog, prog);
 	exit(status);
@@ -1690,7 +2179,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || cfg.max_tokens < 10 || cfg.others < 0 ||
-	    strspn(cfg.sections, "olm") != strlen(cfg.sections))
+	    strspn(cfg.sections, "oalm") != strlen(cfg.sections))
 		usage(argv[0], 2);
 	if (geteuid()) {
 		msg("Error: bench must run as root (in the VM: scripts/bench.sh)");
@@ -1714,7 +2203,7 @@ int main(int argc, char **argv)
 		msg("bench: %d tokens and %d other pins left in place", cfg.max_tokens, cfg.others);
 		return 0;
 	}
-	if (strchr(cfg.sections, 'o') && section_ops())
+	if ((strchr(cfg.sections, 'o') || strchr(cfg.sections, 'a')) && section_ops())
 		return 1;
 	if (strchr(cfg.sections, 'l') || strchr(cfg.sections, 'm')) {
 		msg("bench: %d other pins ...", cfg.others);
