@@ -7,12 +7,13 @@
  *   - BPF_MAP_CREATE   an ARRAY map;
  *   - BPF_PROG_LOAD    an XDP program, expected attach type BPF_XDP (libbpf
  *                      sets it for SEC("xdp"));
- *   - the helpers bpf_jiffies64() (only for bpf_capable(), i.e. CAP_BPF) and
- *     bpf_get_current_task() (only for perfmon_capable(), i.e. CAP_PERFMON):
- *     without a token that satisfies both checks the verifier rejects the
- *     program as calling an unknown helper. A token stands in for
- *     CAP_PERFMON beyond a program's own type only when it also allows a
- *     tracing program type: xdp_token.needs has `tracepoint`.
+ *   - the helper bpf_jiffies64() (only for bpf_capable(), i.e. CAP_BPF):
+ *     without a token that satisfies the check the verifier rejects the
+ *     program as calling an unknown helper.
+ *
+ * Nothing here needs CAP_PERFMON, which a token stands in for only when it
+ * also allows a tracing program type: xdp_read_kernel.bpf.c is the
+ * program that does.
  *
  * No global variables: .bss/.data/.rodata would add internal maps.
  */
@@ -22,7 +23,6 @@
 struct xdp_token_stats {
 	__u64 packets;		/* packets seen */
 	__u64 last_jiffies;	/* bpf_jiffies64() at the last packet */
-	__u64 with_task;	/* packets seen while bpf_get_current_task() != 0 */
 };
 
 struct {
@@ -44,8 +44,6 @@ int xdp_token_prog(struct xdp_md *ctx)
 
 	__sync_fetch_and_add(&st->packets, 1);
 	st->last_jiffies = bpf_jiffies64();
-	if (bpf_get_current_task())
-		__sync_fetch_and_add(&st->with_task, 1);
 
 	return XDP_PASS;
 }
