@@ -2,13 +2,15 @@
 /*
  * token_fuzz: a bpf(2) fuzzer for the BPF token UAPI, with a model.
  *
- *   token_fuzz -d DIR [-t SECONDS] [-s SEED] [-v]
+ *   token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] [-v]
  *
  * Run as root. DIR (must exist, not on BPF FS) gets two fresh BPF FS
  * instances, DIR/fz (mode 0777) and DIR/fz2, and a plain directory
- * DIR/plain. The run has two phases of SECONDS/2 each: one as root, one in a
- * child that drops to "nobody" (uid/gid 65534, no capabilities) after root
- * made it a few tokens of known sets and modes. Each iteration builds
+ * DIR/plain. The run has two phases of SECONDS/2 each (and at most
+ * ITERATIONS iterations each, with -n): one as root, one in a child that
+ * drops to "nobody" (uid/gid 65534, no capabilities) after root made it a
+ * few tokens of known sets and modes. A run is the seed's: -s SEED replays
+ * it, -n bounds it to the same iterations whatever the machine's speed. Each iteration builds
  * BPF_TOKEN_CREATE, BPF_MAP_CREATE, BPF_BTF_LOAD, BPF_PROG_LOAD, BPF_OBJ_GET,
  * BPF_OBJ_PIN or BPF_OBJ_GET_INFO_BY_FD from a valid template, then, half of
  * the time, mutates it (random bytes, random attr size, random fds: token,
@@ -20,6 +22,8 @@
  * call (each check counted):
  *  - nothing is ever pinned outside BPF FS (DIR/plain stays empty; a
  *    successful create or pin lands on BPF FS);
+ *  - the BPF FS instances hold exactly the pins of the model (checked every
+ *    64 iterations);
  *  - BPF_OBJ_PIN of a token fd never succeeds; BPF_OBJ_GET of a token with
  *    BPF_F_WRONLY never succeeds;
  *  - BPF_OBJ_GET_INFO_BY_FD of a token fd reports the sets it was made with;
@@ -28,10 +32,15 @@
  *  - as nobody: no map, BTF or program is ever created unless the attr's
  *    token fd is a read-write fd of a live token (not revoked, nor any of
  *    its parents) that allows the command and the map type / program type
- *    and expected attach type; no token without a parent token; a pin is
- *    only opened with the access its mode grants;
+ *    (and the expected attach type, for the program types where it selects
+ *    the hook at load); no token without a parent token; a pin is only
+ *    opened with the access its mode grants;
  *  - as nobody, an unmutated request through a token that allows it
  *    succeeds.
+ * A mutated pin_pathname may point at another string of the fuzzer's: the
+ * model copies the string the kernel will read right before the call and
+ * follows the pin there (pointers into the stack below the caller, which
+ * the calls themselves overwrite, are put back).
  * Prints iterations, checks and violations (with the call, for a replay
  * with -s). Exit status: 0 without violations, 1 with, 2 on bad usage.
  */
@@ -85,6 +94,7 @@ static char dir_fz[256], dir_fz2[256], dir_plain[256];
 static int dirfd_fz = -1, dirfd_plain = -1, closed_fd = -1;
 static bool nobody, verbose;
 static long iterations, checks, violations, successes, strays;
+static long max_iterations;	/* per phase; 0: as many as SECONDS allow */
 static uint64_t seed;
 
 #define CHECK(cond, fmt, ...) do {					\
@@ -163,6 +173,29 @@ static void fd_add(int fd, enum fd_kind kind, bool rw, struct tmodel *tok)
 	if (fds[i].fd >= 0)
 		close(fds[i].fd);
 	fds[i] = (struct fdent){ .fd = fd, .kind = kind, .rw = rw, .tok = tok };
+}
+
+/* Program types whose expected attach type selects, at load, the hook the
+ * program is verified for: a token honoured for BPF_PROG_LOAD must allow
+ * that attach type as well. For every other type the attach type is not
+ * looked at when loading, by the kernel or a token.
+ */
+static bool attach_type_selects_hook(uint32_t prog_type)
+{
+	switch (prog_type) {
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_CGROUP_SOCK:
+	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
+	case BPF_PROG_TYPE_SK_LOOKUP:
+	case BPF_PROG_TYPE_SK_REUSEPORT:
+	case BPF_PROG_TYPE_TRACING:
+	case BPF_PROG_TYPE_LSM:
+	case BPF_PROG_TYPE_XDP:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* The token an fd stands for, if it is a usable (read-write, live) one. */
@@ -278,6 +311,47 @@ static void check_plain_empty(void)
 	CHECK(n == 0, "%d file(s) pinned in %s, outside BPF FS", n, dir_plain);
 }
 
+/* The BPF FS instances hold exactly the pins of the model: a file the model
+ * does not know is a pin it cannot see (the kernel pinned where the model
+ * did not look), a slot the model thinks pinned but without a file is one
+ * it lost.
+ */
+static void check_pins_known(void)
+{
+	const char *dirs[] = { dir_fz, dir_fz2 };
+	char p[300], name[16];
+	struct dirent *d;
+	struct stat st;
+	bool known;
+	size_t i;
+	DIR *dp;
+	int s;
+
+	for (i = 0; i < 2; i++) {
+		dp = opendir(dirs[i]);
+		if (!dp)
+			continue;
+		while ((d = readdir(dp))) {
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			known = false;
+			for (s = i ? 8 : 0; s < (i ? 10 : 8); s++) {
+				snprintf(name, sizeof(name), "s%d", s);
+				if (slots[s].kind != PIN_NONE && !strcmp(d->d_name, name))
+					known = true;
+			}
+			CHECK(known, "%s/%s is pinned, the model does not know it", dirs[i], d->d_name);
+		}
+		closedir(dp);
+	}
+	for (s = 0; s < 10; s++) {
+		if (slots[s].kind == PIN_NONE)
+			continue;
+		slot_path(p, sizeof(p), s);
+		CHECK(stat(p, &st) == 0, "the model has a pin at %s, the file is gone", p);
+	}
+}
+
 /* Copy the NUL-terminated string at @addr of our own memory into @buf, as
  * the kernel would read it: without faulting on an unmapped address (a
  * mutated pointer). The bytes go through a pipe, one page at a time, so
@@ -309,22 +383,51 @@ static bool read_own_string(uint64_t addr, char *buf, size_t sz)
 	return false;
 }
 
+/* The pin_pathname of a BPF_TOKEN_CREATE as the kernel reads it: copied
+ * from our memory right before the call (pin_name_ok false when it is not
+ * a readable string). A mutated pointer may well point at another string of
+ * ours, e.g. a path on the stack; whatever it points at may change after
+ * the call (the model's own calls reuse that stack), so the model never
+ * reads it again afterwards. Static: the copy lands nowhere a pointer into
+ * the stack can reach.
+ */
+static char pin_name[PATH_MAX];
+static bool pin_name_ok;
+
+static inline uintptr_t stack_pointer(void)
+{
+	uintptr_t sp;
+
+	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+}
+
+/* Below the stack pointer lies the memory of the calls still to come (the
+ * copy of the name, the syscall wrapper): what the kernel would read there
+ * is not what the model can copy before the call. A name pointer mutated
+ * into that range is put back (8 MiB: the whole stack below).
+ */
+static bool below_stack_pointer(uint64_t addr, uintptr_t sp)
+{
+	return addr < sp && sp - addr <= (8UL << 20);
+}
+
 /* The canonical path of the file a BPF_TOKEN_CREATE that succeeded pinned:
- * its pin_pathname, read from our memory (a mutated pointer may well point
- * at another string of ours, e.g. a path on the stack), resolved relative
- * to pin_path_fd (0: the current directory) unless absolute.
+ * pin_name (see above), resolved relative to pin_path_fd (0 or AT_FDCWD:
+ * the current directory) unless absolute.
  */
 static bool pinned_path(const union tok_attr_buf *e, char *out, size_t sz)
 {
-	char name[PATH_MAX], base[PATH_MAX], full[2 * PATH_MAX + 2], link[64];
+	char base[PATH_MAX], full[2 * PATH_MAX + 2], link[64];
+	const char *name = pin_name;
 	ssize_t n;
 
-	if (!read_own_string(e->tc.pin_pathname, name, sizeof(name)))
+	if (!pin_name_ok)
 		return false;
 	if (name[0] == '/') {
 		snprintf(full, sizeof(full), "%s", name);
 	} else {
-		if (e->tc.pin_path_fd == 0) {
+		if (e->tc.pin_path_fd == 0 || e->tc.pin_path_fd == (uint32_t)AT_FDCWD) {
 			if (!getcwd(base, sizeof(base)))
 				return false;
 		} else {
@@ -372,6 +475,7 @@ static void fz_token_create(void)
 	unsigned int size = sizeof(b.attr);
 	int s = rnd() % NSLOTS, rel = rnd() % 4;
 	char path[300], rpath[32], where[PATH_MAX], rpath_buf[PATH_MAX];
+	uint64_t name_ptr;
 	bool mutated;
 	long ret;
 
@@ -394,9 +498,16 @@ static void fz_token_create(void)
 	b.tc.allowed_prog_types = pick_set((1ULL << BPF_PROG_TYPE_XDP) |
 					   (1ULL << BPF_PROG_TYPE_SOCKET_FILTER));
 	b.tc.allowed_attach_types = pick_set(1ULL << 0);
+	name_ptr = b.tc.pin_pathname;
 	size = mutate(&b, size, &mutated);
-	ret = tok_bpf_err(TOK_CMD_TOKEN_CREATE, &b, size);
+	if (below_stack_pointer(b.tc.pin_pathname, stack_pointer()))
+		b.tc.pin_pathname = name_ptr;
 	effective(&b, size, &e);
+	/* nothing between the copy and the call writes memory the name
+	 * pointer can reach
+	 */
+	pin_name_ok = read_own_string(e.tc.pin_pathname, pin_name, sizeof(pin_name));
+	ret = tok_bpf_err(TOK_CMD_TOKEN_CREATE, &b, size);
 	if (verbose)
 		printf("token_create slot %d parent %u size %u%s: %s\n", s, e.tc.token_fd, size,
 		       mutated ? " (mutated)" : "", tok_errname(ret));
@@ -411,8 +522,10 @@ static void fz_token_create(void)
 	 * token pinned under another name is checked and dropped.
 	 */
 	if (!pinned_path(&e, where, sizeof(where))) {
-		CHECK(0, "token_create succeeded, but no file at pin_pathname %#llx (fd %u)",
-		      (unsigned long long)e.tc.pin_pathname, e.tc.pin_path_fd);
+		CHECK(0, "token_create succeeded, but no file at pin_pathname %#llx (fd %u): %s%s%s",
+		      (unsigned long long)e.tc.pin_pathname, e.tc.pin_path_fd,
+		      pin_name_ok ? "'" : "", pin_name_ok ? pin_name : "not a readable string",
+		      pin_name_ok ? "'" : "");
 		return;
 	}
 	CHECK(on_bpffs(where), "token_create pinned %s, not on BPF FS", where);
@@ -594,7 +707,8 @@ static void fz_use(int cmd)
 	} else {
 		t = usable_token(e.attr.prog_token_fd);
 		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[2], e.attr.prog_type) &&
-			  mask_has(t->set[3], e.attr.expected_attach_type);
+			  (!attach_type_selects_hook(e.attr.prog_type) ||
+			   mask_has(t->set[3], e.attr.expected_attach_type));
 	}
 	if (verbose)
 		printf("cmd %d token fd %u size %u%s: %s (model: %s)\n", cmd,
@@ -653,9 +767,15 @@ static void fz_close(void)
 	fds[i].fd = -1;
 }
 
+/* The phase goes on: time left, and iterations left if they are bounded. */
+static bool more(long until_ms)
+{
+	return tok_now_ms() < until_ms && (!max_iterations || iterations < max_iterations);
+}
+
 static void fuzz_loop(long until_ms)
 {
-	while (tok_now_ms() < until_ms) {
+	while (more(until_ms)) {
 		iterations++;
 		switch (rnd() % 16) {
 		case 0 ... 2: fz_token_create(); break;
@@ -668,6 +788,8 @@ static void fuzz_loop(long until_ms)
 		case 12 ... 13: fz_unlink_rename(); break;
 		default: fz_close(); break;
 		}
+		if (iterations % 64 == 0)
+			check_pins_known();
 		/* Every so often, start over from an empty model. */
 		if (ntokens > NTOKENS - 16)
 			break;
@@ -739,10 +861,11 @@ static int phase(bool as_nobody, long ms)
 			return 2;
 		}
 	}
-	while (tok_now_ms() < end) {
+	while (more(end)) {
 		if (!as_nobody || ntokens == 0)
 			seed_tokens();
 		fuzz_loop(end);
+		check_pins_known();
 		if (!as_nobody)
 			reset_fs();
 		else
@@ -761,20 +884,24 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:t:s:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:n:s:v")) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 't': secs = atoi(optarg); break;
+		case 'n': max_iterations = atol(optarg); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'v': verbose = true; break;
 		default: goto usage;
 		}
 	}
-	if (!dir || secs < 2 || optind != argc)
+	if (!dir || secs < 2 || max_iterations < 0 || optind != argc)
 		goto usage;
 	if (!seed)
 		seed = time(NULL);
-	printf("token_fuzz: seed %llu, %ds\n", (unsigned long long)seed, secs);
+	printf("token_fuzz: seed %llu, %ds", (unsigned long long)seed, secs);
+	if (max_iterations)
+		printf(", at most %ld iterations a phase", max_iterations);
+	printf("\n");
 
 	snprintf(dir_fz, sizeof(dir_fz), "%s/fz", dir);
 	snprintf(dir_fz2, sizeof(dir_fz2), "%s/fz2", dir);
@@ -825,6 +952,6 @@ int main(int argc, char **argv)
 	return rc_root || rc_nobody ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: token_fuzz -d DIR [-t SECONDS] [-s SEED] [-v]\n");
+	fprintf(stderr, "usage: token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] [-v]\n");
 	return 2;
 }

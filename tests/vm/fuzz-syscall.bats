@@ -4,7 +4,9 @@
 # GET_INFO_BY_FD on tokens, random fds and sizes, as root then as nobody,
 # with the invariants checked on every call (see the program). FUZZ_SECONDS
 # (default 10; `make check-debug` gives 60) bounds the run. The test prints
-# its seed; TEST_SEED=N replays the run (token_fuzz -s N).
+# its seed; TEST_SEED=N replays the run (token_fuzz -s N). A violation names
+# its phase and iteration I: `token_fuzz -d DIR -s N -n I -t 600` replays
+# exactly that many iterations of each phase, however fast the machine.
 
 load lib
 
