@@ -215,6 +215,58 @@ static int print_needs_format(const struct token_needs *n,
 	return err || l.oom ? -1 : 0;
 }
 
+/* "reads_kernel_memory": [{"object": OBJ, "program": NAME, "helpers":
+ * ["bpf_...", ...]}, ...]
+ */
+static void print_kmem_json(const struct token_needs *n)
+{
+	unsigned int h;
+	size_t i;
+
+	jsonw_name(json_wtr, "reads_kernel_memory");
+	jsonw_start_array(json_wtr);
+	for (i = 0; i < n->kmem_cnt; i++) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "object", n->kmem[i].object);
+		jsonw_string_field(json_wtr, "program", n->kmem[i].prog);
+		jsonw_name(json_wtr, "helpers");
+		jsonw_start_array(json_wtr);
+		for (h = 0; token_kmem_helper_name(h); h++)
+			if (n->kmem[i].helpers & (1U << h))
+				jsonw_string(json_wtr, token_kmem_helper_name(h));
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+}
+
+/* One line per program that reads kernel memory: "kernel memory: program
+ * 'p' calls bpf_get_current_task(), ...: the token allows a tracing program
+ * type (tracepoint)", with the tracing types of the sets.
+ */
+static void print_kmem_plain(const struct token_needs *n)
+{
+	char tracing[256];
+	const char *sep;
+	unsigned int h;
+	size_t i;
+
+	token_mask_snprintf(tracing, sizeof(tracing), TOKEN_SET_PROGS,
+			    n->sets[TOKEN_SET_PROGS] & TOKEN_TRACING_PROGS,
+			    ", ");
+	for (i = 0; i < n->kmem_cnt; i++) {
+		printf("\tkernel memory: program '%s' calls", n->kmem[i].prog);
+		for (h = 0, sep = " "; token_kmem_helper_name(h); h++) {
+			if (!(n->kmem[i].helpers & (1U << h)))
+				continue;
+			printf("%s%s()", sep, token_kmem_helper_name(h));
+			sep = ", ";
+		}
+		printf(": the token allows a tracing program type (%s)\n",
+		       tracing);
+	}
+}
+
 static int do_needs(int argc, char **argv)
 {
 	struct token_needs n = {};
@@ -241,6 +293,8 @@ static int do_needs(int argc, char **argv)
 
 	for (i = 0; i < argc && !err; i++)
 		err = token_needs_add_file(&n, argv[i]);
+	if (!err)
+		err = token_needs_add_tracing(&n, n.sets[TOKEN_SET_PROGS]);
 	if (err)
 		goto out;
 
@@ -255,6 +309,7 @@ static int do_needs(int argc, char **argv)
 		jsonw_end_array(json_wtr);
 		print_sets_json(n.sets);
 		jsonw_bool_field(json_wtr, "cgroup_scope_needed", n.cgroup_scope);
+		print_kmem_json(&n);
 		jsonw_end_object(json_wtr);
 	} else {
 		for (i = 0; i < argc; i++)
@@ -262,6 +317,7 @@ static int do_needs(int argc, char **argv)
 		print_sets_plain(stdout, n.sets);
 		if (n.cgroup_scope)
 			printf("\tcgroup: needed to attach (create the token with \"cgroup CGROUP\")\n");
+		print_kmem_plain(&n);
 	}
 
 out:
@@ -455,6 +511,12 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 		}
 	}
 
+	/* programs that read kernel memory: a tracing program type, unless
+	 * the objects or the lists have one
+	 */
+	if (token_needs_add_tracing(&a->needs, a->sets[TOKEN_SET_PROGS] |
+				    a->needs.sets[TOKEN_SET_PROGS]))
+		return -1;
 	for (n = 0; n < __TOKEN_SET_MAX; n++)
 		a->sets[n] |= a->needs.sets[n];
 	return 0;

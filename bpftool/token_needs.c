@@ -26,6 +26,9 @@
 #include "main.h"
 #include "token_needs.h"
 
+#ifndef CAP_PERFMON
+#define CAP_PERFMON		38
+#endif
 #ifndef CAP_BPF
 #define CAP_BPF			39
 #endif
@@ -41,6 +44,11 @@ void token_needs_free(struct token_needs *n)
 	for (i = 0; i < n->cnt; i++)
 		free(n->items[i].who);
 	free(n->items);
+	for (i = 0; i < n->kmem_cnt; i++) {
+		free(n->kmem[i].object);
+		free(n->kmem[i].prog);
+	}
+	free(n->kmem);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -227,6 +235,473 @@ static int token_needs_add_object(struct token_needs *n, struct bpf_object *obj,
 	return 0;
 }
 
+/* Programs that read kernel memory ----------------------------------------*/
+
+/* The helpers that the kernel gives a program only if its loader has
+ * CAP_PERFMON, or loads it through a token that allows a tracing program
+ * type: the last group of bpf_base_func_proto(), the socket casts of
+ * bpf_sk_base_func_proto(), and bpf_sys_bpf() of syscall programs. Tracing
+ * programs get them as part of their type. By helper id.
+ */
+static const struct {
+	int id;
+	const char *name;
+} kmem_helpers[] = {
+	{ BPF_FUNC_trace_printk,		"bpf_trace_printk" },
+	{ BPF_FUNC_get_current_task,		"bpf_get_current_task" },
+	{ BPF_FUNC_probe_read_user,		"bpf_probe_read_user" },
+	{ BPF_FUNC_probe_read_kernel,		"bpf_probe_read_kernel" },
+	{ BPF_FUNC_probe_read_user_str,		"bpf_probe_read_user_str" },
+	{ BPF_FUNC_probe_read_kernel_str,	"bpf_probe_read_kernel_str" },
+	{ BPF_FUNC_skc_to_tcp6_sock,		"bpf_skc_to_tcp6_sock" },
+	{ BPF_FUNC_skc_to_tcp_sock,		"bpf_skc_to_tcp_sock" },
+	{ BPF_FUNC_skc_to_tcp_timewait_sock,	"bpf_skc_to_tcp_timewait_sock" },
+	{ BPF_FUNC_skc_to_tcp_request_sock,	"bpf_skc_to_tcp_request_sock" },
+	{ BPF_FUNC_skc_to_udp6_sock,		"bpf_skc_to_udp6_sock" },
+	{ BPF_FUNC_snprintf_btf,		"bpf_snprintf_btf" },
+	{ BPF_FUNC_get_current_task_btf,	"bpf_get_current_task_btf" },
+	{ BPF_FUNC_snprintf,			"bpf_snprintf" },
+	{ BPF_FUNC_sys_bpf,			"bpf_sys_bpf" },
+	{ BPF_FUNC_task_pt_regs,		"bpf_task_pt_regs" },
+	{ BPF_FUNC_trace_vprintk,		"bpf_trace_vprintk" },
+	{ BPF_FUNC_skc_to_unix_sock,		"bpf_skc_to_unix_sock" },
+	{ BPF_FUNC_skc_to_mptcp_sock,		"bpf_skc_to_mptcp_sock" },
+};
+
+/* one bit each in struct token_kmem's helpers */
+_Static_assert(ARRAY_SIZE(kmem_helpers) <= 32, "too many helpers for a __u32");
+
+const char *token_kmem_helper_name(unsigned int i)
+{
+	return i < ARRAY_SIZE(kmem_helpers) ? kmem_helpers[i].name : NULL;
+}
+
+/* The bit of struct token_kmem's helpers for helper @id, 0 for the others */
+static __u32 kmem_helper_bit(__s32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmem_helpers); i++)
+		if (kmem_helpers[i].id == id)
+			return 1U << i;
+	return 0;
+}
+
+/* The code of an object, read from its ELF file as the compiler left it,
+ * before libbpf puts each program and the subprograms it calls together:
+ * the executable sections, their relocations, and their functions (the
+ * programs and the subprograms of .text), each with the helpers of
+ * kmem_helpers[] it calls and the functions it calls or passes as a
+ * callback (bpf_loop(), bpf_for_each_map_elem(), timers).
+ */
+struct code_rel {
+	size_t insn;		/* the instruction it applies to */
+	size_t sym_sec;		/* the section of its symbol, if executable */
+	bool to_code;		/* its symbol is in an executable section */
+	__u64 sym_value;
+};
+
+struct code_sec {
+	size_t shndx;
+	const char *name;
+	const struct bpf_insn *insns;
+	size_t insn_cnt;
+	struct code_rel *rels;	/* by instruction */
+	size_t rel_cnt;
+};
+
+struct code_func {
+	size_t sec;		/* index in code.secs */
+	size_t start, end;	/* instructions [start, end) of the section */
+	const char *name;
+	__u32 helpers;
+	size_t *callees;	/* indexes in code.funcs */
+	size_t callee_cnt;
+	bool seen;
+};
+
+struct code {
+	Elf *elf;
+	int fd;
+	struct code_sec *secs;
+	size_t sec_cnt;
+	struct code_func *funcs;
+	size_t func_cnt;
+};
+
+static void code_free(struct code *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->sec_cnt; i++)
+		free(c->secs[i].rels);
+	for (i = 0; i < c->func_cnt; i++)
+		free(c->funcs[i].callees);
+	free(c->secs);
+	free(c->funcs);
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->fd >= 0)
+		close(c->fd);
+}
+
+/* Grow the array *@v of *@cnt elements of @size bytes by one; the new one is
+ * zeroed. NULL when out of memory.
+ */
+static void *grow(void *v, size_t *cnt, size_t size)
+{
+	char *tmp;
+
+	tmp = reallocarray(*(void **)v, *cnt + 1, size);
+	if (!tmp)
+		return NULL;
+	*(void **)v = tmp;
+	memset(tmp + *cnt * size, 0, size);
+	return tmp + (*cnt)++ * size;
+}
+
+static struct code_sec *code_sec_by_shndx(struct code *c, size_t shndx)
+{
+	size_t i;
+
+	for (i = 0; i < c->sec_cnt; i++)
+		if (c->secs[i].shndx == shndx)
+			return &c->secs[i];
+	return NULL;
+}
+
+static int cmp_rel(const void *a, const void *b)
+{
+	const struct code_rel *x = a, *y = b;
+
+	return x->insn < y->insn ? -1 : x->insn > y->insn;
+}
+
+static const struct code_rel *code_rel_at(const struct code_sec *sec,
+					  size_t insn)
+{
+	struct code_rel key = { .insn = insn };
+
+	if (!sec->rel_cnt)
+		return NULL;
+	return bsearch(&key, sec->rels, sec->rel_cnt, sizeof(key), cmp_rel);
+}
+
+/* The function that instruction @insn of section @sec (index) is in, or -1 */
+static ssize_t code_func_at(const struct code *c, size_t sec, size_t insn)
+{
+	size_t i;
+
+	for (i = 0; i < c->func_cnt; i++)
+		if (c->funcs[i].sec == sec && insn >= c->funcs[i].start &&
+		    insn < c->funcs[i].end)
+			return i;
+	return -1;
+}
+
+/* Read the executable sections, the relocations that apply to them and the
+ * functions in them (STT_FUNC symbols) of @file.
+ */
+static int code_read(struct code *c, const char *file)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	size_t shstrndx, i, j, sym_cnt = 0;
+	Elf_Data *syms = NULL;
+	GElf_Shdr shdr, symshdr = {};
+	GElf_Sym sym;
+
+	c->fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0) {
+		p_err("can't open object %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(c->elf = elf_begin(c->fd, ELF_C_READ, NULL)) ||
+	    elf_getshdrstrndx(c->elf, &shstrndx))
+		goto bad;
+
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		struct code_sec *sec;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr))
+			goto bad;
+		if (shdr.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+			symshdr = shdr;
+			continue;
+		}
+		if (shdr.sh_type != SHT_PROGBITS ||
+		    !(shdr.sh_flags & SHF_EXECINSTR) || !shdr.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != shdr.sh_size)
+			goto bad;
+		sec = grow(&c->secs, &c->sec_cnt, sizeof(*sec));
+		if (!sec)
+			goto nomem;
+		sec->shndx = elf_ndxscn(scn);
+		sec->name = elf_strptr(c->elf, shstrndx, shdr.sh_name);
+		sec->insns = data->d_buf;
+		sec->insn_cnt = data->d_size / sizeof(struct bpf_insn);
+	}
+	if (!symtab)
+		return 0;	/* libbpf opens no program without symbols */
+	syms = elf_getdata(symtab, NULL);
+	if (!syms || !symshdr.sh_entsize)
+		goto bad;
+	sym_cnt = symshdr.sh_size / symshdr.sh_entsize;
+
+	/* the functions */
+	for (i = 0; i < sym_cnt; i++) {
+		struct code_sec *sec;
+		struct code_func *f;
+
+		if (!gelf_getsym(syms, i, &sym))
+			goto bad;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !(sec = code_sec_by_shndx(c, sym.st_shndx)))
+			continue;
+		f = grow(&c->funcs, &c->func_cnt, sizeof(*f));
+		if (!f)
+			goto nomem;
+		f->sec = sec - c->secs;
+		f->start = sym.st_value / sizeof(struct bpf_insn);
+		f->end = (sym.st_value + sym.st_size) / sizeof(struct bpf_insn);
+		if (f->end > sec->insn_cnt)
+			f->end = sec->insn_cnt;
+		f->name = elf_strptr(c->elf, symshdr.sh_link, sym.st_name);
+	}
+
+	/* the relocations of the executable sections */
+	scn = NULL;
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		struct code_sec *sec, *to;
+		Elf_Data *data;
+		GElf_Rel rel;
+
+		if (!gelf_getshdr(scn, &shdr))
+			goto bad;
+		if (shdr.sh_type != SHT_REL || !shdr.sh_entsize ||
+		    !(sec = code_sec_by_shndx(c, shdr.sh_info)))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			goto bad;
+		for (j = 0; j < shdr.sh_size / shdr.sh_entsize; j++) {
+			struct code_rel *r;
+
+			if (!gelf_getrel(data, j, &rel) ||
+			    !gelf_getsym(syms, GELF_R_SYM(rel.r_info), &sym))
+				goto bad;
+			r = grow(&sec->rels, &sec->rel_cnt, sizeof(*r));
+			if (!r)
+				goto nomem;
+			r->insn = rel.r_offset / sizeof(struct bpf_insn);
+			to = code_sec_by_shndx(c, sym.st_shndx);
+			r->to_code = to != NULL;
+			r->sym_sec = to ? (size_t)(to - c->secs) : 0;
+			r->sym_value = sym.st_value;
+		}
+		qsort(sec->rels, sec->rel_cnt, sizeof(*sec->rels), cmp_rel);
+	}
+	return 0;
+
+bad:
+	p_err("can't open object %s: %s", file, elf_errmsg(-1));
+	return -1;
+nomem:
+	p_err("mem alloc failed");
+	return -1;
+}
+
+static int code_add_callee(struct code *c, struct code_func *f, size_t sec,
+			   __s64 insn)
+{
+	ssize_t callee;
+	size_t *slot;
+
+	if (insn < 0)
+		return 0;
+	callee = code_func_at(c, sec, insn);
+	if (callee < 0)
+		return 0;	/* libbpf would not load it either */
+	slot = grow(&f->callees, &f->callee_cnt, sizeof(*slot));
+	if (!slot) {
+		p_err("mem alloc failed");
+		return -1;
+	}
+	*slot = callee;
+	return 0;
+}
+
+/* What each function calls: helpers (BPF_CALL with src_reg 0, imm the
+ * helper's id), functions (BPF_PSEUDO_CALL, pc-relative within the section,
+ * or relocated against .text: the symbol's offset plus imm plus 1) and
+ * functions passed as callbacks (a 64-bit load relocated against .text: the
+ * symbol's offset plus imm, in bytes). Calls of kernel functions (kfuncs,
+ * relocated against an undefined symbol) are not followed.
+ */
+static int code_scan(struct code *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->func_cnt; i++) {
+		struct code_func *f = &c->funcs[i];
+		const struct code_sec *sec = &c->secs[f->sec];
+
+		for (k = f->start; k < f->end; k++) {
+			const struct bpf_insn *insn = &sec->insns[k];
+			const struct code_rel *rel = code_rel_at(sec, k);
+			int err = 0;
+
+			if (insn->code == (BPF_JMP | BPF_CALL)) {
+				if (insn->src_reg == 0 && !rel)
+					f->helpers |= kmem_helper_bit(insn->imm);
+				else if (insn->src_reg == BPF_PSEUDO_CALL && !rel)
+					err = code_add_callee(c, f, f->sec,
+							      (__s64)k + insn->imm + 1);
+				else if (insn->src_reg == BPF_PSEUDO_CALL && rel->to_code)
+					err = code_add_callee(c, f, rel->sym_sec,
+							      (__s64)(rel->sym_value / sizeof(*insn)) +
+							      insn->imm + 1);
+			} else if (insn->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+				if (rel && rel->to_code)
+					err = code_add_callee(c, f, rel->sym_sec,
+							      ((__s64)rel->sym_value + insn->imm) /
+							      (__s64)sizeof(*insn));
+				k++;	/* two instructions */
+			}
+			if (err)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* *@helpers: the helpers of kmem_helpers[] that function @i calls, directly
+ * or through the functions it calls (without recursion: the chain can be
+ * long).
+ */
+static int code_helpers_from(struct code *c, size_t i, __u32 *helpers)
+{
+	size_t *todo, cnt = 0, j;
+
+	for (j = 0; j < c->func_cnt; j++)
+		c->funcs[j].seen = false;
+	/* each function goes on the stack once */
+	todo = calloc(c->func_cnt, sizeof(*todo));
+	if (!todo) {
+		p_err("mem alloc failed");
+		return -1;
+	}
+	*helpers = 0;
+	todo[cnt++] = i;
+	c->funcs[i].seen = true;
+	while (cnt) {
+		struct code_func *f = &c->funcs[todo[--cnt]];
+
+		*helpers |= f->helpers;
+		for (j = 0; j < f->callee_cnt; j++) {
+			if (c->funcs[f->callees[j]].seen)
+				continue;
+			c->funcs[f->callees[j]].seen = true;
+			todo[cnt++] = f->callees[j];
+		}
+	}
+	free(todo);
+	return 0;
+}
+
+/* The function of the code that is program @prog (its name, in its section),
+ * or -1.
+ */
+static ssize_t code_prog_func(const struct code *c,
+			      const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+	const char *sec = bpf_program__section_name(prog);
+	size_t i;
+
+	for (i = 0; i < c->func_cnt; i++)
+		if (c->funcs[i].name && !strcmp(c->funcs[i].name, name) &&
+		    c->secs[c->funcs[i].sec].name &&
+		    !strcmp(c->secs[c->funcs[i].sec].name, sec))
+			return i;
+	return -1;
+}
+
+static int kmem_add(struct token_needs *n, const char *file, const char *prog,
+		    __u32 helpers)
+{
+	struct token_kmem *k;
+
+	k = grow(&n->kmem, &n->kmem_cnt, sizeof(*k));
+	if (!k) {
+		p_err("mem alloc failed");
+		return -1;
+	}
+	k->helpers = helpers;
+	k->object = strdup(file);
+	k->prog = strdup(prog);
+	if (!k->object || !k->prog) {
+		p_err("mem alloc failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* Add to @n the programs of @obj, opened from @file, that the kernel loads
+ * with the helpers of kmem_helpers[] only through a token that allows a
+ * tracing program type: those of another type that call one of them, in
+ * their own code or in the subprograms they call.
+ */
+static int add_kernel_memory(struct token_needs *n, struct bpf_object *obj,
+			     const char *file)
+{
+	struct code c = { .fd = -1 };
+	struct bpf_program *prog;
+	int err = -1;
+
+	if (code_read(&c, file) || code_scan(&c))
+		goto out;
+
+	bpf_object__for_each_program(prog, obj) {
+		enum bpf_prog_type type = bpf_program__type(prog);
+		__u32 helpers;
+		ssize_t f;
+
+		if (!bpf_program__autoload(prog) ||
+		    ((unsigned int)type < 64 &&
+		     (TOKEN_TRACING_PROGS & (1ULL << type))))
+			continue;
+		f = code_prog_func(&c, prog);
+		if (f < 0)
+			continue;
+		if (code_helpers_from(&c, f, &helpers) ||
+		    (helpers && kmem_add(n, file, bpf_program__name(prog), helpers)))
+			goto out;
+	}
+	err = 0;
+out:
+	code_free(&c);
+	return err;
+}
+
+int token_needs_add_tracing(struct token_needs *n, __u64 progs)
+{
+	size_t i;
+
+	if (progs & TOKEN_TRACING_PROGS)
+		return 0;
+	for (i = 0; i < n->kmem_cnt; i++)
+		if (token_needs_add(n, TOKEN_SET_PROGS, BPF_PROG_TYPE_TRACEPOINT,
+				    false, "program '%s' (reads kernel memory)",
+				    n->kmem[i].prog))
+			return -1;
+	return 0;
+}
+
 /* Check that @file is a BPF ELF object, with a clear message naming it
  * otherwise: libbpf's own messages are silenced while it opens objects for
  * their needs.
@@ -290,6 +765,8 @@ int token_needs_add_file(struct token_needs *n, const char *file)
 	}
 
 	err = token_needs_add_object(n, obj, file);
+	if (!err)
+		err = add_kernel_memory(n, obj, file);
 	bpf_object__close(obj);
 
 	return err;
@@ -314,10 +791,10 @@ static bool in_initial_userns(void)
 	return initial;
 }
 
-/* CAP_BPF or CAP_SYS_ADMIN in the effective set, in the initial user
- * namespace: what the kernel's checks look for without a token.
+/* One of @caps (a mask of CAP_*) in the effective set, in the initial user
+ * namespace.
  */
-static bool caller_has_bpf_caps(void)
+static bool caller_has_caps(__u64 caps)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -329,8 +806,15 @@ static bool caller_has_bpf_caps(void)
 		return false;
 
 	eff = data[0].effective | (__u64)data[1].effective << 32;
-	return (eff & (1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN)) &&
-	       in_initial_userns();
+	return (eff & caps) && in_initial_userns();
+}
+
+/* CAP_BPF or CAP_SYS_ADMIN: what the kernel's checks look for without a
+ * token.
+ */
+static bool caller_has_bpf_caps(void)
+{
+	return caller_has_caps(1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN);
 }
 
 /* A message that grows, cut with "..." when it does not fit */
@@ -415,6 +899,36 @@ static int token_needs_missing(const struct token_needs *n,
 	return missing;
 }
 
+/* Describe in @m, after @missing other elements, the programs of @n that
+ * read kernel memory, if program types @progs have no tracing type: "a
+ * tracing program type (program 'a' calls bpf_get_current_task(), program
+ * 'b' calls ...)". Returns whether it did.
+ */
+static bool token_kmem_missing(const struct token_needs *n, __u64 progs,
+			       struct msg *m, int missing)
+{
+	unsigned int h;
+	const char *sep;
+	size_t i;
+
+	if (!n->kmem_cnt || (progs & TOKEN_TRACING_PROGS))
+		return false;
+
+	msg_add(m, "%sa tracing program type (", missing ? ", " : "");
+	for (i = 0; i < n->kmem_cnt; i++) {
+		msg_add(m, "%sprogram '%s' calls", i ? ", " : "",
+			n->kmem[i].prog);
+		for (h = 0, sep = " "; token_kmem_helper_name(h); h++) {
+			if (!(n->kmem[i].helpers & (1U << h)))
+				continue;
+			msg_add(m, "%s%s()", sep, token_kmem_helper_name(h));
+			sep = ", ";
+		}
+	}
+	msg_add(m, ")");
+	return true;
+}
+
 /* Compare what @n needs with what the token at @path (open as @token_fd)
  * allows, see token_check_object().
  */
@@ -423,8 +937,8 @@ static int token_check_needs(const char *path, int token_fd,
 {
 	struct token_desc desc = {};
 	struct msg m = {};
-	bool required;
-	int err;
+	bool required, refused;
+	int err, missing;
 
 	err = token_get_info(token_fd, &desc);
 	if (err) {
@@ -442,10 +956,19 @@ static int token_check_needs(const char *path, int token_fd,
 		return 0;
 	}
 
-	if (!token_needs_missing(n, desc.sets, &m, &required))
+	missing = token_needs_missing(n, desc.sets, &m, &required);
+	refused = required && !caller_has_bpf_caps();
+	/* the kernel gives those helpers to CAP_PERFMON without the token */
+	if (token_kmem_missing(n, desc.sets[TOKEN_SET_PROGS], &m, missing)) {
+		missing++;
+		refused = refused ||
+			  !caller_has_caps(1ULL << CAP_PERFMON |
+					   1ULL << CAP_SYS_ADMIN);
+	}
+	if (!missing)
 		return 0;
 
-	if (required && !caller_has_bpf_caps()) {
+	if (refused) {
 		p_err("token %s does not allow %s", path, m.buf);
 		return -1;
 	}
@@ -453,12 +976,15 @@ static int token_check_needs(const char *path, int token_fd,
 	return 0;
 }
 
-int token_check_object(const char *path, int token_fd, struct bpf_object *obj)
+int token_check_object(const char *path, int token_fd, struct bpf_object *obj,
+		       const char *file)
 {
 	struct token_needs n = {};
 	int err;
 
 	err = token_needs_add_object(&n, obj, bpf_object__name(obj));
+	if (!err)
+		err = add_kernel_memory(&n, obj, file);
 	if (!err)
 		err = token_check_needs(path, token_fd, &n);
 	token_needs_free(&n);

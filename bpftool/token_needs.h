@@ -23,6 +23,16 @@ struct token_need {
 	char *who;	/* "map 'name'", "program 'name'", ... */
 };
 
+/* A program of a non-tracing type that calls helpers which read kernel
+ * memory: the kernel lets it load through a token only if the token also
+ * allows a tracing program type.
+ */
+struct token_kmem {
+	char *object;		/* the object file */
+	char *prog;		/* the program's name */
+	__u32 helpers;		/* bit i: it calls token_kmem_helper_name(i) */
+};
+
 struct token_needs {
 	/* what a token must allow, for this kernel */
 	__u64 sets[__TOKEN_SET_MAX];
@@ -37,7 +47,29 @@ struct token_needs {
 	struct token_need *items;
 	size_t cnt;
 	size_t cap;
+	/* the programs that read kernel memory, in object and program order */
+	struct token_kmem *kmem;
+	size_t kmem_cnt;
 };
+
+/* The program types that read kernel memory by design (kprobe,
+ * tracepoint, perf_event, raw_tracepoint, raw_tracepoint_writable,
+ * tracing, lsm): a token that allows one of them stands in for CAP_PERFMON
+ * for every program it loads.
+ */
+#define TOKEN_TRACING_PROGS					\
+	(1ULL << BPF_PROG_TYPE_KPROBE |				\
+	 1ULL << BPF_PROG_TYPE_TRACEPOINT |			\
+	 1ULL << BPF_PROG_TYPE_PERF_EVENT |			\
+	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT |			\
+	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE |		\
+	 1ULL << BPF_PROG_TYPE_TRACING |			\
+	 1ULL << BPF_PROG_TYPE_LSM)
+
+/* The name of helper @i of struct token_kmem's helpers ("bpf_trace_printk"),
+ * NULL past the last one.
+ */
+const char *token_kmem_helper_name(unsigned int i);
 
 void token_needs_free(struct token_needs *n);
 
@@ -47,8 +79,18 @@ void token_needs_free(struct token_needs *n);
  */
 int token_needs_add_file(struct token_needs *n, const char *file);
 
-/* Compare what @obj (opened, not loaded, as it is set up now) or a map of
- * @type needs with what the token at @path, open as @token_fd, allows. If it
+/* Once every object is in @n: if programs of @n read kernel memory and
+ * @progs, the program types the token will allow, has no tracing type, add
+ * tracepoint to @n's program types. Of the tracing types, tracepoint
+ * programs reach the least by themselves: they are attached only through
+ * perf events, which perf_event_paranoid governs. Returns 0, or -1 after an
+ * error.
+ */
+int token_needs_add_tracing(struct token_needs *n, __u64 progs);
+
+/* Compare what @obj (opened from @file, not loaded, as it is set up now) or a
+ * map of @type needs with what the token at @path, open as @token_fd, allows:
+ * for programs that read kernel memory, a tracing program type. If it
  * lacks something the load or the creation can't do without, a caller
  * without CAP_BPF or CAP_SYS_ADMIN (in the initial user namespace) gets one
  * error naming everything missing and -1: the kernel would refuse it. A
@@ -56,7 +98,8 @@ int token_needs_add_file(struct token_needs *n, const char *file);
  * for what can be done without (the object's BTF). The same for a revoked
  * token.
  */
-int token_check_object(const char *path, int token_fd, struct bpf_object *obj);
+int token_check_object(const char *path, int token_fd, struct bpf_object *obj,
+		       const char *file);
 int token_check_map_create(const char *path, int token_fd,
 			   enum bpf_map_type type, const char *map_name);
 

@@ -10,14 +10,16 @@ bats_require_minimum_version 1.5.0
 # what is in them: mix.bpf.o (maps of every kind libbpf creates, programs
 # whose expected attach type is 0, one whose autoload is off), nobtf.bpf.o
 # (no BTF, no map), odd.bpf.o (a section libbpf does not know),
-# ext.bpf.o (an extension program, freplace) and names.bpf.o (type names
-# with digits, for the systemd names).
+# ext.bpf.o (an extension program, freplace), names.bpf.o (type names
+# with digits, for the systemd names) and kmem.bpf.o (programs of
+# non-tracing types calling helpers that read kernel memory, directly, from a
+# subprogram or from a callback, and programs that do not).
 setup_file() {
 	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	local build=${BUILD:-$top/build} ksrc=${KSRC:-$top/build/linux} multiarch cflags
 	export OBJ_MIX=$BATS_FILE_TMPDIR/mix.bpf.o OBJ_NOBTF=$BATS_FILE_TMPDIR/nobtf.bpf.o
 	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o OBJ_EXT=$BATS_FILE_TMPDIR/ext.bpf.o
-	export OBJ_NAMES=$BATS_FILE_TMPDIR/names.bpf.o
+	export OBJ_NAMES=$BATS_FILE_TMPDIR/names.bpf.o OBJ_KMEM=$BATS_FILE_TMPDIR/kmem.bpf.o
 	export OBJ_LOG=$BATS_FILE_TMPDIR/objs.log
 	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
 	cflags=(-target bpf -O2 -Wall -Werror -I"$ksrc/tools/include/uapi"
@@ -148,6 +150,72 @@ setup_file() {
 		}
 		char LICENSE[] SEC("license") = "GPL";
 		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_KMEM" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		extern void bpf_rcu_read_lock(void) __ksym __weak;
+
+		/* subprograms (.text): one reads kernel memory, one does not */
+		static __attribute__((noinline)) long peek(const void *p)
+		{
+			long v = 0;
+
+			bpf_probe_read_kernel(&v, sizeof(v), p);
+			return v;
+		}
+		__attribute__((noinline)) int plus_one(int x)
+		{
+			return x + 1;
+		}
+		/* a callback of bpf_loop() */
+		static long print_cb(__u32 i, void *ctx)
+		{
+			bpf_printk("%u", i);
+			return 0;
+		}
+
+		SEC("xdp")
+		int xdp_direct(struct xdp_md *ctx)
+		{
+			bpf_printk("task");
+			return bpf_get_current_task() ? XDP_PASS : XDP_DROP;
+		}
+
+		SEC("xdp")
+		int xdp_kfunc(struct xdp_md *ctx)
+		{
+			if (bpf_rcu_read_lock)
+				bpf_rcu_read_lock();
+			return XDP_PASS;
+		}
+
+		SEC("tc")
+		int tc_sub(struct __sk_buff *skb)
+		{
+			return peek((void *)(long)skb->data) != 0;
+		}
+
+		SEC("socket")
+		int sock_clean(struct __sk_buff *skb)
+		{
+			return plus_one(skb->len);
+		}
+
+		SEC("cgroup_skb/ingress")
+		int skb_cb(struct __sk_buff *skb)
+		{
+			bpf_loop(4, print_cb, 0, 0);
+			return 1;
+		}
+
+		SEC("?tc")
+		int off(struct __sk_buff *skb)
+		{
+			return bpf_get_current_task() != 0;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
 	} >"$OBJ_LOG" 2>&1 || true
 }
 
@@ -161,7 +229,8 @@ setup() {
 	[[ -d $SRC ]] || { echo "no $SRC: run 'make bpftool'"; false; }
 	D=$BATS_TEST_TMPDIR/d
 	mkdir -p "$D"
-	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT && -f $OBJ_NAMES ]] ||
+	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT && -f $OBJ_NAMES &&
+		-f $OBJ_KMEM ]] ||
 		{ cat "$OBJ_LOG"; echo "can't compile the test objects"; false; }
 }
 
@@ -494,7 +563,8 @@ CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")
 		allowed_maps: ["hash", "array", "percpu_hash", "array_of_maps", "ringbuf"],
 		allowed_progs: ["socket_filter", "kprobe", "tracepoint", "cgroup_skb"],
 		allowed_attachs: ["cgroup_inet_egress"],
-		cgroup_scope_needed: true}')" ]]
+		cgroup_scope_needed: true,
+		reads_kernel_memory: []}')" ]]
 	# -p: the same document
 	compact=$(jq -c . <<<"$output")
 	run --separate-stderr "$BPFTOOL" -p token needs "$OBJ_MIX" "$OBJ_NOBTF"
@@ -504,16 +574,151 @@ CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")
 @test "token needs: the project's test objects" {
 	local progs=$BUILD/progs
 	[[ -f $progs/xdp_token.bpf.o ]] || { echo "no $progs: build the tests (make test-build)"; false; }
+	# an XDP program that calls bpf_get_current_task(): a tracing type
 	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_token.bpf.o"
 	[[ $status == 0 && -z $stderr ]]
-	diff -u <(needs_plain "$progs/xdp_token.bpf.o" -- "map_create prog_load btf_load" array xdp xdp) \
+	diff -u <(needs_plain "$progs/xdp_token.bpf.o" -- "map_create prog_load btf_load" array \
+		"tracepoint xdp" xdp; kmem_hint xdp_token_prog "bpf_get_current_task()" tracepoint) \
 		<(echo "$output")
+	run --separate-stderr "$BPFTOOL" -j token needs "$progs/xdp_token.bpf.o"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c '[.allowed_progs, .reads_kernel_memory]' <<<"$output") == \
+		"$(jq -nc --arg o "$progs/xdp_token.bpf.o" \
+			'[["tracepoint", "xdp"], [{object: $o, program: "xdp_token_prog",
+			  helpers: ["bpf_get_current_task"]}]]')" ]]
+	# and the same object in the other tools' syntax
+	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_token.bpf.o" format mount
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == "delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array,delegate_progs=tracepoint:xdp,delegate_attachs=xdp" ]]
+	# objects without such calls: no tracing type, no hint
 	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_stack.bpf.o"
+	[[ $status == 0 && -z $stderr ]]
 	diff -u <(needs_plain "$progs/xdp_stack.bpf.o" -- "map_create prog_load btf_load" stack xdp xdp) \
 		<(echo "$output")
 	run --separate-stderr "$BPFTOOL" token needs "$progs/sockfilter.bpf.o"
+	[[ $status == 0 && -z $stderr ]]
 	diff -u <(needs_plain "$progs/sockfilter.bpf.o" -- "map_create prog_load btf_load" array \
 		socket_filter "") <(echo "$output")
+	run --separate-stderr "$BPFTOOL" -j token needs "$progs/sockfilter.bpf.o"
+	[[ $(jq -c '.reads_kernel_memory' <<<"$output") == '[]' ]]
+	# tracing programs calling them: their type is enough
+	run --separate-stderr "$BPFTOOL" token needs "$progs/kprobe_ringbuf.bpf.o"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$progs/kprobe_ringbuf.bpf.o" -- "map_create prog_load btf_load" \
+		"hash array ringbuf" kprobe "") <(echo "$output")
+}
+
+# kmem_hint PROG HELPERS TYPES: the line of token needs for a program that
+# reads kernel memory
+kmem_hint() {
+	printf '\tkernel memory: program \x27%s\x27 calls %s: the token allows a tracing program type (%s)\n' \
+		"$1" "$2" "$3"
+}
+
+@test "token needs: non-tracing programs that call helpers reading kernel memory, directly, from a subprogram or a callback" {
+	local kp=$BATS_TEST_TMPDIR/kp.bpf.o
+	# kmem.bpf.o: xdp_direct calls bpf_trace_printk() and
+	# bpf_get_current_task(); tc_sub calls a .text subprogram that calls
+	# bpf_probe_read_kernel(); skb_cb passes bpf_loop() a callback that
+	# calls bpf_trace_printk(). Not flagged: sock_clean (a subprogram
+	# without such calls), xdp_kfunc (a kfunc call), off (autoload off).
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_KMEM"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_KMEM" -- "map_create prog_load btf_load" array \
+		"socket_filter sched_cls tracepoint xdp cgroup_skb" "cgroup_inet_ingress xdp"
+		echo "$CGROUP_HINT"
+		kmem_hint xdp_direct "bpf_trace_printk(), bpf_get_current_task()" tracepoint
+		kmem_hint tc_sub "bpf_probe_read_kernel()" tracepoint
+		kmem_hint skb_cb "bpf_trace_printk()" tracepoint) <(echo "$output")
+
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_KMEM"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c '.reads_kernel_memory' <<<"$output") == "$(jq -nc --arg o "$OBJ_KMEM" '[
+		{object: $o, program: "xdp_direct", helpers: ["bpf_trace_printk", "bpf_get_current_task"]},
+		{object: $o, program: "tc_sub", helpers: ["bpf_probe_read_kernel"]},
+		{object: $o, program: "skb_cb", helpers: ["bpf_trace_printk"]}]')" ]]
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_KMEM" format systemd
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == *$'\nBPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeSchedCls,BPFProgTypeTracepoint,BPFProgTypeXdp,BPFProgTypeCgroupSkb\n'* ]]
+
+	# with an object that has a tracing program (a kprobe calling
+	# bpf_get_current_task(), which its type allows): no tracepoint, the
+	# hint names the kprobe type
+	clang -target bpf -O2 -c -x c -o "$kp" - <<-'EOF'
+	#define SEC(n) __attribute__((section(n), used))
+	static long (*bpf_get_current_task)(void) = (void *)35;
+	SEC("kprobe/f") int kp(void *ctx) { return bpf_get_current_task() != 0; }
+	char LICENSE[] SEC("license") = "GPL";
+	EOF
+	run --separate-stderr "$BPFTOOL" token needs "$kp"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$kp" -- prog_load "" kprobe "") <(echo "$output")
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_KMEM" "$kp"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_KMEM" "$kp" -- "map_create prog_load btf_load" array \
+		"socket_filter kprobe sched_cls xdp cgroup_skb" "cgroup_inet_ingress xdp"
+		echo "$CGROUP_HINT"
+		kmem_hint xdp_direct "bpf_trace_printk(), bpf_get_current_task()" kprobe
+		kmem_hint tc_sub "bpf_probe_read_kernel()" kprobe
+		kmem_hint skb_cb "bpf_trace_printk()" kprobe) <(echo "$output")
+	# and with mix.bpf.o (a kprobe and a tracepoint): both named
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_MIX" "$OBJ_KMEM"
+	[[ $(jq -c '[.allowed_progs, (.reads_kernel_memory | length)]' <<<"$output") == \
+		'[["socket_filter","kprobe","sched_cls","tracepoint","xdp","cgroup_skb"],3]' ]]
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_MIX" "$OBJ_KMEM"
+	[[ ${lines[-1]} == "$(kmem_hint skb_cb "bpf_trace_printk()" "kprobe, tracepoint")" ]]
+}
+
+@test "token needs: every helper the kernel reserves to CAP_PERFMON beyond the type, by id, and no other" {
+	local f=$BATS_TEST_TMPDIR/h.bpf.o id name want got
+	# helper id and name: bpf_base_func_proto()'s perfmon group,
+	# bpf_sk_base_func_proto()'s socket casts, syscall programs'
+	# bpf_sys_bpf(); then helpers any program may call (map lookup,
+	# bpf_ktime_get_ns(), bpf_jiffies64(), bpf_get_prandom_u32())
+	while read -r id name; do
+		clang -target bpf -O2 -c -x c -o "$f" - <<-EOF
+		#define SEC(n) __attribute__((section(n), used))
+		static long (*h)(long, long, long, long, long) = (void *)$id;
+		SEC("tc") int prog(void *ctx) { return h(0, 0, 0, 0, 0); }
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+		run --separate-stderr "$BPFTOOL" -j token needs "$f"
+		[[ $status == 0 ]]
+		got=$(jq -c '[.allowed_progs, [.reads_kernel_memory[].helpers[]]]' <<<"$output")
+		if [[ $name == - ]]; then
+			want='[["sched_cls"],[]]'
+		else
+			want=$(jq -nc --arg n "$name" '[["sched_cls", "tracepoint"], [$n]]')
+		fi
+		echo "$id $name: $got"
+		[[ $got == "$want" ]]
+	done <<-'EOF'
+	6	bpf_trace_printk
+	35	bpf_get_current_task
+	112	bpf_probe_read_user
+	113	bpf_probe_read_kernel
+	114	bpf_probe_read_user_str
+	115	bpf_probe_read_kernel_str
+	136	bpf_skc_to_tcp6_sock
+	137	bpf_skc_to_tcp_sock
+	138	bpf_skc_to_tcp_timewait_sock
+	139	bpf_skc_to_tcp_request_sock
+	140	bpf_skc_to_udp6_sock
+	149	bpf_snprintf_btf
+	158	bpf_get_current_task_btf
+	165	bpf_snprintf
+	166	bpf_sys_bpf
+	175	bpf_task_pt_regs
+	177	bpf_trace_vprintk
+	178	bpf_skc_to_unix_sock
+	196	bpf_skc_to_mptcp_sock
+	1	-
+	5	-
+	7	-
+	118	-
+	EOF
 }
 
 # needs_format OBJ FORMAT: token needs OBJ format FORMAT succeeds, prints
