@@ -156,11 +156,11 @@ check-debug: tree libbpf ## the debug kernel and the whole VM suite on it; summa
 	@$(TOP)/scripts/tap-summary.sh $(DEBUG_RESULTS)/build.tap $(DEBUG_RESULTS)/vm
 
 # The VM files that drive the kernel's token code itself (its selftests,
-# races, fault injection, fuzzing, containment, attach scope, LSM and
-# audit): what CI runs on the debug kernel.
+# races, fault injection, fuzzing, containment, what a token grants, attach
+# scope, LSM and audit): what CI runs on the debug kernel.
 KERNEL_VM_TESTS ?= $(patsubst $(TOP)/%,%,$(sort $(wildcard $(addprefix $(TOP)/tests/vm/, \
 	smoke.bats token-selftests.bats stress.bats fault-inject.bats fuzz-syscall.bats \
-	container.bats token-userns.bats attach*.bats lsm*.bats audit*.bats))))
+	container.bats token-userns.bats token-grants.bats attach*.bats lsm*.bats audit*.bats))))
 check-debug-kernel: ## check-debug on KERNEL_VM_TESTS only (CI's debug pass)
 	@$(MAKE) --no-print-directory check-debug DEBUG_VM_TESTS="$(KERNEL_VM_TESTS)"
 
