@@ -815,7 +815,7 @@ static struct child {
 static int start_child(int kind)
 {
 	struct child *c = &children[kind];
-	struct resp rsp;
+	struct resp rsp = {};
 	int a[2], b[2];
 
 	if (pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC))
@@ -833,15 +833,15 @@ static int start_child(int kind)
 	close(b[1]);
 	c->to = a[1];
 	c->from = b[0];
-	if (!full_io(c->from, &rsp, sizeof(rsp), false)) {
-		errno = EPIPE;
-		return -1;
-	}
-	if (rsp.err) {
-		errno = -rsp.err;
-		return -1;
-	}
-	return 0;
+	if (full_io(c->from, &rsp, sizeof(rsp), false) && !rsp.err)
+		return 0;
+	/* the child said why on stderr, and exits */
+	close(c->to);
+	close(c->from);
+	waitpid(c->pid, NULL, 0);
+	c->pid = 0;
+	errno = rsp.err ? -rsp.err : EPIPE;
+	return -1;
 }
 
 static void stop_child(int kind)
@@ -2191,6 +2191,8 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(print_cb);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a child that died shows as a failed write, not as our death */
+	signal(SIGPIPE, SIG_IGN);
 	if (check_clocksource())
 		return 1;
 
