@@ -68,3 +68,4 @@ run_subtest() {
 @test "token/prog_token_perfmon" { run_subtest prog_token_perfmon; }
 @test "token/token_lsm" { run_subtest token_lsm; }
 @test "token/token_audit" { run_subtest token_audit; }
+@test "token/prog_token_xlated" { run_subtest prog_token_xlated; }
