@@ -6,7 +6,7 @@ pkgs=(
 	linux-source-6.1
 	build-essential flex bison bc cpio rsync util-linux kmod git
 	libssl-dev libelf-dev zlib1g-dev libcap-dev libzstd-dev
-	clang llvm ccache libclang-rt-14-dev
+	clang llvm lld ccache libclang-rt-14-dev
 	qemu-system-x86
 	bats bash-completion jq python3 python3-docutils
 	dwarves iproute2 systemd
