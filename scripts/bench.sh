@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make bench`: boot the patched kernel once and run build/bench/bench in it
 # as root (tests/bench/bench.c: the token path against the capability path,
-# `bpftool token list` scaling, token create rate and memory).
+# what the attach scope check costs, `bpftool token list` scaling, token
+# create rate and memory).
 #
 #   bench.sh [BENCH ARGS...]     e.g. bench.sh -q (a quick check run)
 #

@@ -1135,7 +1135,12 @@ static int ops_setup(bool attach)
 		.allowed_cmds = 1ULL << BPF_MAP_CREATE | 1ULL << BPF_BTF_LOAD |
 				1ULL << BPF_PROG_LOAD,
 		.allowed_map_types = 1ULL << BPF_MAP_TYPE_ARRAY | 1ULL << BPF_MAP_TYPE_HASH,
-		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_XDP,
+		/* a tracing type too: the long program calls
+		 * bpf_get_current_task(), which the kernel reserves to
+		 * CAP_PERFMON, and a token stands in for that only if it
+		 * allows a tracing program type
+		 */
+		.allowed_prog_types = 1ULL << BPF_PROG_TYPE_XDP | 1ULL << BPF_PROG_TYPE_TRACEPOINT,
 		.allowed_attach_types = 1ULL << BPF_XDP,
 	);
 	int c, err;
