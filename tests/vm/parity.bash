@@ -265,7 +265,9 @@ needs_from_object() {
 		     out = ""
 		     for (i = 1; i <= n; i++)
 			     if (!(p[i] in skip)) out = out (out == "" ? "" : ",") p[i]
-		     print f[2], f[4], out, f[8]
+		     line = f[2] " " f[4] " " out " " f[8]
+		     sub(/ +$/, "", line)
+		     print line
 	     }' "$1"
 }
 
