@@ -60,16 +60,18 @@ need() {
 # run_err checks) starts as ($D). Remove it in teardown: rm -rf "$D".
 bpffs_dir() {
 	D=/sys/fs/bpf/$1-$BATS_TEST_NUMBER
-	rm -rf "$D"
+	# (every process started costs tens of milliseconds under TCG)
+	[[ ! -e $D ]] || rm -rf "$D"
 	mkdir -m 0755 "$D"
 	WATCH=("$D")
 }
 
-# work_dir NAME: WORK=$(mktemp -d /tmp/NAME.XXXXXX), searchable by nobody
-# (mode 0755), for test programs that mount BPF FS instances below it.
+# work_dir NAME: WORK, a new directory /tmp/NAME-N-PID (N the test's
+# number), searchable by nobody (mode 0755), e.g. for test programs that
+# mount BPF FS instances below it. Remove it in teardown.
 work_dir() {
-	WORK=$(mktemp -d "/tmp/$1.XXXXXX")
-	chmod 0755 "$WORK"
+	WORK=/tmp/$1-$BATS_TEST_NUMBER-$$
+	mkdir -m 0755 "$WORK"
 }
 
 # show_run: the last `run`'s status, stdout and stderr, for the test's log
