@@ -28,20 +28,20 @@ export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 export KBUILD_BUILD_TIMESTAMP="Thu, 1 Jan 1970 00:00:00 +0000" KBUILD_BUILD_USER=bpf-token \
 	KBUILD_BUILD_HOST=bpf-token KBUILD_BUILD_VERSION=1
 
-ALL_CONFIGS="test defconfig no-bpf-syscall no-bpf-jit no-cgroup-bpf no-user-ns no-debug-info-btf security i386"
+ALL_CONFIGS="test defconfig no-bpf-syscall no-bpf-jit no-cgroup-bpf no-user-ns no-debug-info-btf no-security i386"
 
 # NAME -> "ARCH BASE-TARGET FRAGMENT-LINES..." (fragments go after
 # kernel/config for the tinyconfig-based ones)
 describe() {
 	case $1 in
-	test) echo "the test kernel: tinyconfig + kernel/config (CONFIG_SECURITY=n)" ;;
+	test) echo "the test kernel: tinyconfig + kernel/config (with CONFIG_SECURITY, CONFIG_BPF_LSM, CONFIG_AUDIT)" ;;
 	defconfig) echo "x86_64 defconfig" ;;
 	no-bpf-syscall) echo "test config, CONFIG_BPF_SYSCALL=n" ;;
 	no-bpf-jit) echo "test config, CONFIG_BPF_JIT=n" ;;
 	no-cgroup-bpf) echo "test config, CONFIG_CGROUP_BPF=n" ;;
 	no-user-ns) echo "test config, CONFIG_USER_NS=n" ;;
 	no-debug-info-btf) echo "test config, CONFIG_DEBUG_INFO_BTF=n" ;;
-	security) echo "test config + CONFIG_SECURITY=y, CONFIG_BPF_LSM=y" ;;
+	no-security) echo "test config, CONFIG_SECURITY=n (no LSM hooks, no BPF LSM)" ;;
 	i386) echo "i386_defconfig + CONFIG_BPF_SYSCALL=y, CONFIG_BPF_JIT=y" ;;
 	*) return 1 ;;
 	esac
@@ -64,7 +64,7 @@ configure() {
 	no-cgroup-bpf) printf '# CONFIG_CGROUP_BPF is not set\n' >>"$over" ;;
 	no-user-ns) printf '# CONFIG_USER_NS is not set\n' >>"$over" ;;
 	no-debug-info-btf) printf '# CONFIG_DEBUG_INFO_BTF is not set\n' >>"$over" ;;
-	security) printf 'CONFIG_SECURITY=y\nCONFIG_BPF_LSM=y\nCONFIG_LSM="bpf"\n' >>"$over" ;;
+	no-security) printf '# CONFIG_SECURITY is not set\n# CONFIG_BPF_LSM is not set\n' >>"$over" ;;
 	i386) printf '# CONFIG_64BIT is not set\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >>"$over" ;;
 	defconfig) printf 'CONFIG_BPF_SYSCALL=y\n' >>"$over" ;;
 	esac

@@ -267,6 +267,11 @@ refused() {
 			 {"command": "allowed_cmds", "map type": "allowed_maps",
 			  "program type": "allowed_progs", "attach type": "allowed_attachs"}[$w] as $k |
 			 .[$k][] as $n | select(($have[$k] | index($n)) == null) | "\($w) \($n) ("] | .[]')
+		# the tracing type needs adds for a program of another type that
+		# reads kernel memory: the error asks for any tracing type
+		if "$BPFTOOL" -j token needs "$b" | jq -e '.reads_kernel_memory | length > 0' >/dev/null; then
+			missing=${missing/"program type tracepoint ("/"a tracing program type ("}
+		fi
 		run --separate-stderr as_nobody "$BPFTOOL" prog loadall "$b" "$P/all" token "$D/xdp"
 		echo "== $b: status $status, stderr '$stderr', missing: $missing"
 		if [[ -z $missing ]]; then
