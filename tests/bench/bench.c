@@ -2029,6 +2029,47 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+
+/* The rest of an operation's JSON object (after its name): the times of
+ * cap, token and the third way (WHO: table 1's "nobody", the attach
+ * table's "checked"), with the keys each table has always had; the attach
+ * table adds whether the budget was met.
+ */
+static void op_json(FILE *f, const struct op *op, const struct op_result *r,
+		    const char *who, bool budget)
+{
+	/* table 1 spells the third way's keys token_nobody_ns, ratio_nobody,
+	 * spread_nobody; the attach table checked_ns, ratio_checked,
+	 * spread_checked
+	 */
+	bool nobody = !strcmp(who, "nobody");
+
+	if (r->err) {
+		fprintf(f, "\"error\": ");
+		json_str(f, strerror(-r->err));
+		fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
+			   "\"ratio\": null, \"spread\": null", way_name(op, r->err_v));
+		if (budget)
+			fprintf(f, ", \"%s_ns\": null, \"ratio_%s\": null, \"spread_%s\": null, "
+				   "\"within_budget\": null", who, who, who);
+		fprintf(f, "}");
+		return;
+	}
+	fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
+		   "\"%s%s_ns\": %.0f, \"ratio_%s\": %.4f, \"spread_%s\": %.4f, "
+		   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"%s_spread\": %.4f, "
+		   "\"rounds\": %d, \"batch\": %d, \"stable\": %s",
+		r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
+		nobody ? "token_" : "", who, r->med[V_CHECKED], who, r->rmed[V_CHECKED],
+		who, r->rspread[V_CHECKED],
+		r->spread[V_CAP], r->spread[V_TOKEN], who, r->spread[V_CHECKED],
+		r->rounds, r->batch, r->stable ? "true" : "false");
+	if (budget)
+		fprintf(f, ", \"within_budget\": %s",
+			r->rmed[V_CHECKED] <= ATTACH_BUDGET ? "true" : "false");
+	fprintf(f, "}");
+}
+
 static int write_json(const char *path)
 {
 	struct utsname u;
@@ -2052,21 +2093,7 @@ static int write_json(const char *path)
 		if (ops[i].attach)
 			continue;
 		fprintf(f, "%s\n    {\"name\": \"%s\", ", n++ ? "," : "", ops[i].name);
-		if (r->err) {
-			fprintf(f, "\"error\": ");
-			json_str(f, strerror(-r->err));
-			fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
-				   "\"ratio\": null, \"spread\": null}", way_name(&ops[i], r->err_v));
-			continue;
-		}
-		fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
-			   "\"token_nobody_ns\": %.0f, \"ratio_nobody\": %.4f, \"spread_nobody\": %.4f, "
-			   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"nobody_spread\": %.4f, "
-			   "\"rounds\": %d, \"batch\": %d, \"stable\": %s}",
-			r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
-			r->med[V_CHECKED], r->rmed[V_CHECKED], r->rspread[V_CHECKED],
-			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_CHECKED],
-			r->rounds, r->batch, r->stable ? "true" : "false");
+		op_json(f, &ops[i], r, "nobody", false);
 	}
 	fprintf(f, "\n  ],\n  \"attach_budget\": %.2f,\n  \"attach\": [", ATTACH_BUDGET);
 	for (i = 0, n = 0; strchr(cfg.sections, 'a') && i < NR_OPS; i++) {
@@ -2076,24 +2103,7 @@ static int write_json(const char *path)
 			continue;
 		fprintf(f, "%s\n    {\"name\": \"%s\", \"checked_as\": \"%s\", ", n++ ? "," : "",
 			ops[i].name, child_name[ops[i].checker]);
-		if (r->err) {
-			fprintf(f, "\"error\": ");
-			json_str(f, strerror(-r->err));
-			fprintf(f, ", \"failed_as\": \"%s\", \"cap_ns\": null, \"token_ns\": null, "
-				   "\"ratio\": null, \"spread\": null, \"checked_ns\": null, "
-				   "\"ratio_checked\": null, \"spread_checked\": null, "
-				   "\"within_budget\": null}", way_name(&ops[i], r->err_v));
-			continue;
-		}
-		fprintf(f, "\"cap_ns\": %.0f, \"token_ns\": %.0f, \"ratio\": %.4f, \"spread\": %.4f, "
-			   "\"checked_ns\": %.0f, \"ratio_checked\": %.4f, \"spread_checked\": %.4f, "
-			   "\"cap_spread\": %.4f, \"token_spread\": %.4f, \"checked_spread\": %.4f, "
-			   "\"rounds\": %d, \"batch\": %d, \"stable\": %s, \"within_budget\": %s}",
-			r->med[V_CAP], r->med[V_TOKEN], r->rmed[V_TOKEN], r->rspread[V_TOKEN],
-			r->med[V_CHECKED], r->rmed[V_CHECKED], r->rspread[V_CHECKED],
-			r->spread[V_CAP], r->spread[V_TOKEN], r->spread[V_CHECKED],
-			r->rounds, r->batch, r->stable ? "true" : "false",
-			r->rmed[V_CHECKED] <= ATTACH_BUDGET ? "true" : "false");
+		op_json(f, &ops[i], r, "checked", true);
 	}
 	fprintf(f, "\n  ],\n  \"list\": [");
 	for (i = 0; i < nr_steps; i++) {

@@ -77,19 +77,6 @@ container_token() {
 CTR_TOKEN_ARGS=(cmds map_create,prog_load,btf_load maps array progs xdp,sched_cls
 	attach xdp,cgroup_inet_ingress)
 
-# send_frames IFACE N: N Ethernet broadcast frames of EtherType 0x88b5 (the
-# one ctr_xdp/ctr_tc count in slot 0) out of IFACE
-send_frames() {
-	/usr/bin/python3 - "$1" "$2" <<-'EOF'
-	import socket, sys
-	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-	s.bind((sys.argv[1], 0))
-	frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + b"bpf-token" * 6
-	for _ in range(int(sys.argv[2])):
-	    s.send(frame)
-	EOF
-}
-
 # ctr_slot PIN SLOT: the counter SLOT of the ctr map pinned at PIN, read by
 # the container's root with bpftool (the map has no BTF types: bytes, little
 # endian)

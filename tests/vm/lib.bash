@@ -175,3 +175,16 @@ test_seed() {
 	SEED=${TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 	echo "# $BATS_TEST_DESCRIPTION: seed $SEED (replay: TEST_SEED=$SEED)" >&3
 }
+
+# send_frames IFACE N: N Ethernet broadcast frames of EtherType 0x88b5 (the
+# one ctr_xdp/ctr_tc count in slot 0) out of IFACE
+send_frames() {
+	/usr/bin/python3 - "$1" "$2" <<-'EOF'
+	import socket, sys
+	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+	s.bind((sys.argv[1], 0))
+	frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + b"bpf-token" * 6
+	for _ in range(int(sys.argv[2])):
+	    s.send(frame)
+	EOF
+}

@@ -106,19 +106,6 @@ counter() {
 	echo $((16#$hex))
 }
 
-# send_frames IFACE N: N Ethernet frames of EtherType 0x88b5 (what ctr_xdp
-# counts in slot 0) out of IFACE
-send_frames() {
-	/usr/bin/python3 - "$1" "$2" <<-'EOF'
-	import socket, sys
-	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-	s.bind((sys.argv[1], 0))
-	frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x02" + b"\x88\xb5" + b"oci-hook" * 6
-	for _ in range(int(sys.argv[2])):
-	    s.send(frame)
-	EOF
-}
-
 # the annotations of the scenario's container: a token for the XDP counter
 # and the cgroup program
 objects_annotation() {
