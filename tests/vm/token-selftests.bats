@@ -69,3 +69,4 @@ run_subtest() {
 @test "token/token_lsm" { run_subtest token_lsm; }
 @test "token/token_audit" { run_subtest token_audit; }
 @test "token/prog_token_xlated" { run_subtest prog_token_xlated; }
+@test "token/btf_by_id_env_token" { run_subtest btf_by_id_env_token; }
