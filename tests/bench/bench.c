@@ -28,10 +28,10 @@
  *    link on it, and BPF_LINK_CREATE + close of an XDP link on a dummy
  *    device, each done three ways like the operations above: "cap" (root
  *    attaches a program loaded without a token: no check), "token" (root
- *    attaches a program loaded through a token scoped to that cgroup: the
- *    check stops at CAP_SYS_ADMIN) and "checked" (a task without
- *    CAP_SYS_ADMIN attaches a program it loaded through the token: the whole
- *    check). The checked task is nobody for the cgroup operations, and for
+ *    attaches a program loaded through a token scoped to that cgroup, within
+ *    the scope: the check) and "checked" (a task without CAP_SYS_ADMIN
+ *    attaches a program it loaded through the token: nothing but the check
+ *    lets it through). The checked task is nobody for the cgroup operations, and for
  *    XDP, which needs CAP_NET_ADMIN over the device's network namespace, a
  *    root child that dropped CAP_SYS_ADMIN and nothing else.
  *
@@ -1951,10 +1951,10 @@ static void print_table(FILE *f)
 		fprintf(f, "\nAttach: ns per attach and detach (cgroup_attach_detach: BPF_PROG_ATTACH + BPF_PROG_DETACH;\n"
 			   "the others: BPF_LINK_CREATE + close), median over rounds; cgroup " SCOPE_CGROUP ",\n"
 			   "dummy device " XDP_DEV ". cap = root attaches a program loaded without a token (no check);\n"
-			   "token = root attaches a program loaded through a token scoped to the cgroup (the check\n"
-			   "stops at CAP_SYS_ADMIN); checked = a task without CAP_SYS_ADMIN attaches a program it\n"
-			   "loaded through that token (the whole check): nobody, or net_admin (root without\n"
-			   "CAP_SYS_ADMIN). Ratios against cap as above; budget: checked ratio <= %.2f.\n\n",
+			   "token = root attaches a program loaded through a token scoped to the cgroup, within\n"
+			   "the scope (the check); checked = a task without CAP_SYS_ADMIN attaches a program it\n"
+			   "loaded through that token (only the check lets it through): nobody, or net_admin (root\n"
+			   "without CAP_SYS_ADMIN). Ratios against cap as above; budget: checked ratio <= %.2f.\n\n",
 			ATTACH_BUDGET);
 		fprintf(f, "%-20s %9s %9s %7s %6s %10s %7s %6s %-9s %6s %5s %6s\n", "operation",
 			"cap ns", "token ns", "ratio", "spread", "checked ns", "ratio", "spread", "as",
