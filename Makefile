@@ -151,6 +151,7 @@ check-debug: tree libbpf ## the debug kernel and the whole VM suite on it; summa
 	-@KERNEL=$(DEBUG_KOBJ)/arch/x86/boot/bzImage KOBJ=$(DEBUG_KOBJ) \
 		VM_TESTS="$(DEBUG_VM_TESTS)" VM_TIMEOUT=5400 VM_OUT=$(BUILD)/vm-out/check-debug \
 		VM_PRE=tests/vm-debug/kmemleak-begin.bats VM_POST=tests/vm-debug/kmemleak-end.bats \
+		VM_DURATIONS=$(TOP)/tests/vm-debug/durations \
 		VM_ENV="DEBUG_KERNEL=1 STRESS_SECONDS=$(DEBUG_SECONDS) FUZZ_SECONDS=$(DEBUG_SECONDS) $(VM_ENV)" \
 		$(TOP)/scripts/vm-suite.sh $(DEBUG_RESULTS)/vm
 	@$(TOP)/scripts/tap-summary.sh $(DEBUG_RESULTS)/build.tap $(DEBUG_RESULTS)/vm

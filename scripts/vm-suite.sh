@@ -7,8 +7,9 @@
 # Boots VM_SHARDS VMs (default: one per CPU, at most one per file), each
 # once, with scripts/vm-suite-guest.sh as its command (scripts/vm-run.sh).
 # The VMs share a queue of the bats files of VM_TESTS (files or directories,
-# default tests/vm), handed out costliest first after tests/vm/durations: a
-# VM takes the next file when it is done with one. Each VM is a kernel of
+# default tests/vm), handed out costliest first after VM_DURATIONS (default
+# tests/vm/durations; the debug kernel's: tests/vm-debug/durations): a VM
+# takes the next file when it is done with one. Each VM is a kernel of
 # its own: the files never see each other's state.
 #
 # RESULTS is emptied of TAP, then receives vmK-NNN-FILE.tap (the NNNth file
@@ -21,8 +22,9 @@
 # VM_TIMEOUT (seconds per VM, default 1800), VM_PRE / VM_POST (bats files
 # every VM runs before / after its share of the queue), VM_ENV (more
 # VAR=value words for the tests' environment), VM_OUT (the VMs' exchange
-# directories, default build/vm-out/suite). The tests get TOP, BUILD, KSRC,
-# KOBJ, BPFTOOL and TEST_BIN in their environment.
+# directories, default build/vm-out/suite), VM_DURATIONS, VM_LIST (1: print
+# the queue, in the order it is handed out, and boot nothing). The tests get
+# TOP, BUILD, KSRC, KOBJ, BPFTOOL and TEST_BIN in their environment.
 # Exit status 0 when the suite ran (failures are in the TAP), 1 when it
 # could not start, 2 on bad usage.
 set -euo pipefail
@@ -52,18 +54,23 @@ queue_files() {
 	done | awk -v skip=" ${VM_PRE:-} ${VM_POST:-} " '!seen[$0]++ && index(skip, " " $0 " ") == 0'
 }
 
-# Costliest first, by tests/vm/durations (seconds on the normal kernel, a
-# hint only); a file it does not list goes first.
+# Costliest first, by VM_DURATIONS (seconds per file, a hint only; lines
+# "SECONDS FILE", '#' comments, a stray CR ignored); a file it does not list
+# goes first.
 by_cost() {
-	awk 'NR == FNR { if ($1 ~ /^[0-9]+$/) cost[$2] = $1; next }
+	awk 'NR == FNR { sub(/\r$/, ""); if ($1 ~ /^[0-9]+$/) cost[$2] = $1; next }
 	     { print (($0 in cost) ? cost[$0] : 1000000) "\t" FNR "\t" $0 }' \
-		"$TOP/tests/vm/durations" - | sort -t $'\t' -k1,1nr -k2,2n | cut -f3
+		"${VM_DURATIONS:-$TOP/tests/vm/durations}" - | sort -t $'\t' -k1,1nr -k2,2n | cut -f3
 }
 
-mkdir -p "$res"
-rm -f "$res"/*.tap
 mapfile -t files < <(queue_files | by_cost)
 [[ ${#files[@]} -gt 0 ]] || { echo "vm-suite: no bats file in VM_TESTS ($tests)" >&2; exit 1; }
+if [[ ${VM_LIST:-0} == 1 ]]; then
+	printf '%s\n' "${files[@]}"
+	exit 0
+fi
+mkdir -p "$res"
+rm -f "$res"/*.tap
 shards=${VM_SHARDS:-$(nproc)}
 ((shards > ${#files[@]})) && shards=${#files[@]}
 ((shards >= 1)) || shards=1

@@ -96,3 +96,33 @@ setup() {
 	[[ $status == 0 && ${lines[-1]} == "210 passed, 0 failed" ]]
 	[[ $output != *check-debug* ]]
 }
+
+@test "vm-suite: the durations hints are well-formed and list every VM file; the queue is costliest first" {
+	local f hint listed
+	for hint in tests/vm/durations tests/vm-debug/durations; do
+		# "SECONDS FILE" lines and comments only, LF line ends
+		run grep -nvE '^(#.*|[0-9]+ tests/vm/[a-z0-9-]+\.bats)$' "$TOP/$hint"
+		[[ $status == 1 ]] || { echo "$hint: malformed lines: $output"; false; }
+		listed=$(awk '!/^#/ { print $2 }' "$TOP/$hint" | sort)
+		for f in "$TOP"/tests/vm/*.bats; do
+			grep -qx "tests/vm/${f##*/}" <<<"$listed" || { echo "$hint lacks tests/vm/${f##*/}"; false; }
+		done
+		for f in $listed; do
+			[[ -f $TOP/$f ]] || { echo "$hint lists $f, which does not exist"; false; }
+		done
+		# the queue follows the hint: its order is the hint's, by seconds
+		run env VM_LIST=1 VM_DURATIONS="$TOP/$hint" "$TOP/scripts/vm-suite.sh" "$T/res"
+		[[ $status == 0 ]]
+		[[ $output == "$(awk '!/^#/' "$TOP/$hint" | sort -k1,1nr -k2,2 | cut -d' ' -f2)" ]]
+		[[ ! -e $T/res ]]
+	done
+	# a CR at a line's end (a file edited elsewhere) changes nothing
+	sed 's/$/\r/' "$TOP/tests/vm/durations" >"$T/crlf"
+	run env VM_LIST=1 VM_DURATIONS="$T/crlf" "$TOP/scripts/vm-suite.sh" "$T/res"
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == tests/vm/parity.bats ]]
+	# a file the hint does not list goes first
+	grep -v parity-debian "$TOP/tests/vm/durations" >"$T/part"
+	run env VM_LIST=1 VM_DURATIONS="$T/part" "$TOP/scripts/vm-suite.sh" "$T/res"
+	[[ ${lines[0]} == tests/vm/parity-debian.bats && ${lines[1]} == tests/vm/parity.bats ]]
+}

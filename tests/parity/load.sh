@@ -89,28 +89,23 @@ if [[ $mode == token ]]; then
 fi
 
 # What the load left: every path but the token, and the programs and maps
-# behind the pins (maps also through the programs' map_ids, for those that
-# are not pinned). One bpftool call per pin and one for all maps, then one
-# jq: processes are what costs under TCG.
+# pinned in this BPF FS (maps also through the programs' map_ids, for those
+# that are not pinned). Two bpftool calls (-f: with their pinned paths) and
+# one jq, whatever the object: processes are what costs under TCG.
 find "$FS" -mindepth 1 ! -path "$FS/token" | sort >"$out/left"
-while read -r path; do
-	[[ -f $path ]] || continue
-	if info=$("$BPFTOOL" -j prog show pinned "$path" 2>/dev/null); then
-		printf '{"prog": %s}\n' "$info"
-	elif info=$("$BPFTOOL" -j map show pinned "$path" 2>/dev/null); then
-		printf '{"map": %s}\n' "$info"
-	fi
-done <"$out/left" >"$out/pins.json"
-"$BPFTOOL" -j map show >"$out/maps.json"
-jq -rs --slurpfile all "$out/maps.json" '
-	[.[] | .prog // empty] as $progs
-	| ([$progs[] | .map_ids[]?] + [.[] | .map // empty | .id]) as $ids
+"$BPFTOOL" -j -f prog show >"$out/progs.json" &&
+	"$BPFTOOL" -j -f map show >"$out/maps.json" ||
+	die "cannot list the programs and maps"
+jq -rn --slurpfile p "$out/progs.json" --slurpfile m "$out/maps.json" --arg fs "$FS/" '
+	def here: any(.pinned[]?; startswith($fs));
+	[$p[0][] | select(here)] as $progs
+	| ([$progs[] | .map_ids[]?] + [$m[0][] | select(here) | .id]) as $ids
 	| ($progs[] | "O prog \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end)",
 		      "W \(.name) \(.uid)"),
-	  ($all[0][] | select(.id as $i | any($ids[]; . == $i))
+	  ($m[0][] | select(.id as $i | any($ids[]; . == $i))
 		| "O map \(.name) \(.type) btf=\(if .btf_id then 1 else 0 end) frozen=\(.frozen)")
-' "$out/pins.json" >"$out/info" || die "cannot read what the load left"
+' >"$out/info" || die "cannot read what the load left"
 sed -n 's/^O //p' "$out/info" | sort -u >"$out/objects"
 sed -n 's/^W //p' "$out/info" | sort >"$out/owners"
-rm -f "$out/pins.json" "$out/maps.json" "$out/info"
+rm -f "$out/progs.json" "$out/maps.json" "$out/info"
 exit 0

@@ -68,23 +68,6 @@ teardown() {
 	[[ ! -e $D/t ]]
 }
 
-# verifier_progs OBJ: the program types of the "verifier progs" line of
-# the .needs file recorded for OBJ (tests/progs/NAME.needs for the corpus,
-# tests/parity/xdp-tools/NAME.needs for Debian's objects), comma-separated;
-# empty when it has none
-verifier_progs() {
-	local name f
-	if [[ $1 == "$PROGS"/* ]]; then
-		name=$(basename "$1" .bpf.o)
-		f=$TOP/tests/progs/$name.needs
-	else
-		name=$(basename "$1" .o)
-		f=$TOP/tests/parity/xdp-tools/$name.needs
-	fi
-	[[ -f $f ]] || { echo "no $f" >&2; return 1; }
-	awk 'NR == 2 && $1 == "verifier" && $2 == "progs" { sub(/:$/, "", $3); gsub(/:/, ",", $3); print $3 }' "$f"
-}
-
 @test "create ... object: the token has exactly the sets of needs, and nobody loads the object with it" {
 	local o n=0 name extra
 	# a BPF FS of this test's own on /sys/fs/bpf, where nobody may pin
@@ -101,7 +84,8 @@ verifier_progs() {
 		# the program types the verifier needs beyond what the object
 		# shows (the .needs file's "verifier progs" line: only loading
 		# tells them)
-		extra=$(verifier_progs "$o")
+		need "$(needs_file "$o")"
+		extra=$(verifier_progs "$(needs_file "$o")")
 		echo "== $o${extra:+ (verifier: $extra)}"
 		run_ok token create "$D/$name" object "$o" ${extra:+progs "$extra"}
 		chmod 0666 "$D/$name"

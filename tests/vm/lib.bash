@@ -161,6 +161,28 @@ corpus_objects() {
 	ls "$PROGS"/*.bpf.o "$DEBIAN_BPF"/xdp-dispatcher.o "$DEBIAN_BPF"/xdpfilt_*.o
 }
 
+# needs_file OBJ: the .needs file written down for the BPF object file OBJ:
+# tests/progs/NAME.needs for the corpus (build/progs/NAME.bpf.o),
+# tests/parity/xdp-tools/NAME.needs for Debian's (DEBIAN_BPF/NAME.o).
+# Its first line is the words of `bpftool token create` for the object; a
+# second line "verifier progs TYPES: WHY" may name program types that only
+# the verifier's CAP_PERFMON-level relaxations need (only loading tells).
+needs_file() {
+	if [[ $1 == "$PROGS"/*.bpf.o ]]; then
+		echo "$TOP/tests/progs/$(basename "$1" .bpf.o).needs"
+	else
+		echo "$TOP/tests/parity/xdp-tools/$(basename "$1" .o).needs"
+	fi
+}
+
+# verifier_progs NEEDS: the program types of the "verifier progs" line of
+# the .needs file NEEDS, comma-separated; empty when it has none.
+verifier_progs() {
+	awk 'NR == 2 && $1 == "verifier" && $2 == "progs" {
+		sub(/:$/, "", $3); gsub(/:/, ",", $3); print $3
+	}' "$1"
+}
+
 # kernel_trouble: the lines of the kernel log (since boot, or since the
 # last `dmesg -C`) that report trouble (KERNEL_TROUBLE), at most 20; empty
 # when there is none.

@@ -40,11 +40,7 @@ obj_path() {
 	fi
 }
 needs_path() {
-	if [[ -f $PROGS/$1.bpf.o ]]; then
-		echo "$TOP/tests/progs/$1.needs"
-	else
-		echo "$DEB_NEEDS/$1.needs"
-	fi
+	needs_file "$(obj_path "$1")"
 }
 
 # pinmaps_for NAME: 0 when bpftool's pinmaps cannot be used, for objects
@@ -254,12 +250,11 @@ parity_table() {
 # CAP_PERFMON-level relaxations (pointer comparisons, pointer arithmetic),
 # which only loading it can tell: they are left out.
 needs_from_object() {
-	awk 'NR == 2 && $1 == "verifier" && $2 == "progs" {
-		     n = split($3, t, /[,:]/)
-		     for (i = 1; i <= n; i++) if (t[i] != "") skip[t[i]] = 1
-	     }
+	awk -v verifier="$(verifier_progs "$1")" '
 	     NR == 1 { line = $0 }
 	     END {
+		     n = split(verifier, t, ",")
+		     for (i = 1; i <= n; i++) skip[t[i]] = 1
 		     split(line, f, " ")
 		     n = split(f[6], p, ",")
 		     out = ""
