@@ -87,7 +87,10 @@ configure() {
 	return $bad
 }
 
-# Directories to build: where the series changes C files, plus CM_DIRS.
+# Directories to build: where the series changes C files, plus CM_DIRS
+# (kernel/ whole: the series calls core helpers such as in_userns() or
+# ns_capable(), defined there, which the check of unresolved symbols must
+# see built), without those inside another one of the list.
 dirs_for() {
 	local base patched
 	base=$(git -C "$KSRC" rev-parse 'baseline^{commit}')
@@ -95,8 +98,9 @@ dirs_for() {
 	{
 		git -C "$KSRC" diff --name-only "$base" "$patched" -- '*.c' ':!tools' ':!samples' ':!Documentation' |
 			xargs -r -n1 dirname
-		tr ' ' '\n' <<<"${CM_DIRS:-kernel/bpf kernel/trace kernel/events kernel/cgroup net/core net/ipv4 net/sched net/xdp security}"
-	} | sed '/^$/d' | sort -u
+		tr ' ' '\n' <<<"${CM_DIRS:-kernel net/core net/ipv4 net/sched net/xdp security}"
+	} | sed '/^$/d' | sort -u |
+		awk '{ for (i = 1; i <= n; i++) if (index($0 "/", kept[i] "/") == 1) next; kept[++n] = $0; print }'
 }
 
 # Build one tree in one configuration; warnings to $kobj/cm-warnings.
