@@ -144,7 +144,7 @@ extract() {
 	git -C "$tmp" config user.email bpf-token@example.org
 	git -C "$tmp" config gc.auto 0
 	# The baseline's 78k files are hashed once, and live here only: storing
-	# them uncompressed takes a third less time than zlib would.
+	# them uncompressed makes `git add` about 40% faster than with zlib.
 	git -C "$tmp" config core.looseCompression 0
 	# Debian's top-level .gitignore is `/*`: force-add everything.
 	git -C "$tmp" add -A -f

@@ -69,7 +69,7 @@ teardown() {
 }
 
 @test "create ... object: the token has exactly the sets of needs, and nobody loads the object with it" {
-	local o n=0 name extra
+	local o n=0 name extra needs
 	# a BPF FS of this test's own on /sys/fs/bpf, where nobody may pin
 	# (libbpf pins the maps marked for pinning by name there)
 	mount -t bpf bpf /sys/fs/bpf
@@ -84,8 +84,9 @@ teardown() {
 		# the program types the verifier needs beyond what the object
 		# shows (the .needs file's "verifier progs" line: only loading
 		# tells them)
-		need "$(needs_file "$o")"
-		extra=$(verifier_progs "$(needs_file "$o")")
+		needs=$(needs_file "$o")
+		need "$needs"
+		extra=$(verifier_progs "$needs")
 		echo "== $o${extra:+ (verifier: $extra)}"
 		run_ok token create "$D/$name" object "$o" ${extra:+progs "$extra"}
 		chmod 0666 "$D/$name"
