@@ -9,7 +9,7 @@ pkgs=(
 	clang llvm lld ccache libclang-rt-14-dev
 	qemu-system-x86
 	bats bash-completion jq python3 python3-docutils
-	dwarves iproute2 systemd
+	dwarves iproute2 systemd linux-config-6.1
 	xdp-tools libxdp1
 	runc crun podman
 )

@@ -15,7 +15,10 @@
 # defined in the baseline's objects too (else: "unresolved").
 # Warnings (compiler, objtool, modpost) are compared without line numbers:
 # a configuration passes when the patched build has no warning the baseline
-# lacks and both builds succeed. Prints a table and `N passed, N failed`.
+# lacks and both builds succeed. Objects that make up modules (kbuild's
+# .mod lists) are checked as modpost would: a symbol the series newly has a
+# module call must be exported (else: "not exported"). Prints a table and
+# `N passed, N failed`.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 die() { echo "Error: $*" >&2; exit 1; }
@@ -28,7 +31,11 @@ export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 export KBUILD_BUILD_TIMESTAMP="Thu, 1 Jan 1970 00:00:00 +0000" KBUILD_BUILD_USER=bpf-token \
 	KBUILD_BUILD_HOST=bpf-token KBUILD_BUILD_VERSION=1
 
-ALL_CONFIGS="test defconfig no-bpf-syscall no-bpf-jit no-cgroup-bpf no-user-ns no-debug-info-btf no-security i386"
+ALL_CONFIGS="test defconfig debian no-bpf-syscall no-bpf-jit no-cgroup-bpf no-user-ns no-debug-info-btf no-security i386"
+# Debian 12's own configuration of this kernel (package linux-config-6.1,
+# installed by scripts/deps.sh): what the series meets when Debian builds it
+# (cls_bpf and act_bpf as modules, every LSM, BTF).
+DEBIAN_CONFIG=${DEBIAN_CONFIG:-/usr/src/linux-config-6.1/config.amd64_none_amd64.xz}
 
 # NAME -> "ARCH BASE-TARGET FRAGMENT-LINES..." (fragments go after
 # kernel/config for the tinyconfig-based ones)
@@ -36,6 +43,7 @@ describe() {
 	case $1 in
 	test) echo "the test kernel: tinyconfig + kernel/config (with CONFIG_SECURITY, CONFIG_BPF_LSM, CONFIG_AUDIT)" ;;
 	defconfig) echo "x86_64 defconfig" ;;
+	debian) echo "Debian 12's amd64 configuration (linux-config-6.1), modules included" ;;
 	no-bpf-syscall) echo "test config, CONFIG_BPF_SYSCALL=n" ;;
 	no-bpf-jit) echo "test config, CONFIG_BPF_JIT=n" ;;
 	no-cgroup-bpf) echo "test config, CONFIG_CGROUP_BPF=n" ;;
@@ -53,6 +61,7 @@ configure() {
 	: >"$frag"
 	case $cfg in
 	defconfig) base=defconfig ;;
+	debian) base= ;;
 	i386) arch=i386 base=i386_defconfig ;;
 	*) cat "$TOP/kernel/config" >"$frag" ;;
 	esac
@@ -67,10 +76,16 @@ configure() {
 	no-security) printf '# CONFIG_SECURITY is not set\n# CONFIG_BPF_LSM is not set\n' >>"$over" ;;
 	i386) printf '# CONFIG_64BIT is not set\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >>"$over" ;;
 	defconfig) printf 'CONFIG_BPF_SYSCALL=y\n' >>"$over" ;;
+	debian) printf 'CONFIG_BPF_SYSCALL=y\nCONFIG_NET_CLS_BPF=m\nCONFIG_NET_ACT_BPF=m\n' >>"$over" ;;
 	esac
 	cat "$over" >>"$frag"
 	echo "$arch" >"$kobj/cm-arch"
-	make -s -C "$src" O="$kobj" ARCH="$arch" "$base" >/dev/null
+	if [[ -n $base ]]; then
+		make -s -C "$src" O="$kobj" ARCH="$arch" "$base" >/dev/null
+	else
+		[[ -f $DEBIAN_CONFIG ]] || { echo "  $cfg: no $DEBIAN_CONFIG (package linux-config-6.1)" >&2; return 1; }
+		xzcat "$DEBIAN_CONFIG" >"$kobj/.config"
+	fi
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$kobj" "$kobj/.config" "$frag" >"$kobj/cm-merge.log" 2>&1
 	make -s -C "$src" O="$kobj" ARCH="$arch" olddefconfig >/dev/null
 	# what the row claims must hold
@@ -87,20 +102,29 @@ configure() {
 	return $bad
 }
 
-# Directories to build: where the series changes C files, plus CM_DIRS
-# (kernel/ whole: the series calls core helpers such as in_userns() or
-# ns_capable(), defined there, which the check of unresolved symbols must
-# see built), without those inside another one of the list.
+# What to build: the directories where the series changes C files, plus
+# CM_DIRS (kernel/ whole: the series calls core helpers such as in_userns()
+# or ns_capable(), defined there, which the check of unresolved symbols must
+# see built), without those inside another one of the list; in CM_OBJ_DIRS
+# (default fs: fs/ holds every file system, a few thousand objects in
+# Debian's configuration) only the changed files' objects.
 dirs_for() {
 	local base patched
 	base=$(git -C "$KSRC" rev-parse 'baseline^{commit}')
 	patched=$(cat "$OB/patched/rev")
-	{
-		git -C "$KSRC" diff --name-only "$base" "$patched" -- '*.c' ':!tools' ':!samples' ':!Documentation' |
-			xargs -r -n1 dirname
-		tr ' ' '\n' <<<"${CM_DIRS:-kernel net/core net/ipv4 net/sched net/xdp security}"
-	} | sed '/^$/d' | sort -u |
-		awk '{ for (i = 1; i <= n; i++) if (index($0 "/", kept[i] "/") == 1) next; kept[++n] = $0; print }'
+	git -C "$KSRC" diff --name-only "$base" "$patched" -- '*.c' ':!tools' ':!samples' ':!Documentation' |
+		awk -v objdirs="${CM_OBJ_DIRS-fs}" -v more="${CM_DIRS:-kernel net/core net/ipv4 net/sched net/xdp security}" '
+		BEGIN { split(objdirs, od, " "); for (i in od) objdir[od[i]] = 1 }
+		{
+			d = $0; sub("/[^/]*$", "", d)
+			if (d in objdir) { sub("\\.c$", ".o"); objs[$0] = 1 } else dirs[d] = 1
+		}
+		END {
+			n = split(more, m, " "); for (i = 1; i <= n; i++) dirs[m[i]] = 1
+			for (d in dirs) print d "/"
+			for (o in objs) print o
+		}' | sort -u |
+		awk '{ for (i = 1; i <= n; i++) if (index($0, kept[i]) == 1) next; if ($0 ~ /\/$/) kept[++n] = $0; print }'
 }
 
 # Build one tree in one configuration; warnings to $kobj/cm-warnings.
@@ -115,7 +139,7 @@ build_one() {
 	if [[ ${CM_FULL:-0} == 1 ]]; then
 		targets=vmlinux
 	else
-		targets=$(dirs_for | sed 's|$|/|' | tr '\n' ' ')
+		targets=$(dirs_for | tr '\n' ' ')
 	fi
 	echo "$targets" >"$kobj/cm-targets"
 	# Objects of the directories are compiled again (a warning is printed
@@ -124,6 +148,7 @@ build_one() {
 	local d
 	for d in $targets; do
 		[[ $d == vmlinux ]] && d=.
+		[[ $d == */ || $d == . ]] || { rm -f "$kobj/$d"; continue; }
 		[[ ! -d $kobj/$d ]] || find "$kobj/$d" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
 	done
 	# shellcheck disable=SC2086
@@ -147,8 +172,28 @@ symbols() { # symbols KOBJ TYPE: u = undefined, d = defined (global)
 		sort -u
 }
 
+# Symbols that the patched tree's modules newly call and that nothing
+# exports, as "SYMBOL (MODULE)" lines: modpost would refuse such a module.
+# A module's objects come from kbuild's MODULE.mod; what they call is
+# compared with the same objects of the baseline build.
+unexported() {
+	local kb=$1 kp=$2 src=$3 mod objs o sym
+	while IFS= read -r -d '' mod; do
+		mapfile -t objs <"$mod"
+		for sym in $(comm -23 \
+			<(for o in "${objs[@]}"; do nm "$kp/$o" 2>/dev/null; done | awk '$1 == "U" { print $2 }' | sort -u) \
+			<(for o in "${objs[@]}"; do nm "$kb/$o" 2>/dev/null; done | awk '$1 == "U" { print $2 }' | sort -u)); do
+			# defined by the module itself
+			for o in "${objs[@]}"; do nm --defined-only "$kp/$o" 2>/dev/null; done |
+				awk '{ print $NF }' | grep -qxF "$sym" && continue
+			git -C "$src" grep -qE "EXPORT_SYMBOL[A-Z_]*\\(${sym}[,)]" -- '*.c' '*.S' '*.h' && continue
+			echo "$sym (${mod#"$kp"/})"
+		done
+	done < <(find "$kp" -name '*.mod' ! -path '*/scripts/*' ! -path '*/tools/*' -print0)
+}
+
 check_config() {
-	local cfg=$1 t0 rcb=0 rcp=0 verdict newwarn unresolved=""
+	local cfg=$1 t0 rcb=0 rcp=0 verdict newwarn unresolved="" noexport=""
 	t0=$(date +%s)
 	build_one "$cfg" base || rcb=$?
 	build_one "$cfg" patched || rcp=$?
@@ -159,6 +204,7 @@ check_config() {
 		unresolved=$(comm -23 <(comm -13 <(symbols "$kb" u) <(symbols "$kp" u)) <(symbols "$kp" d) |
 			grep -vxF -f <(symbols "$kb" d) | grep -vE '^(__|\.)' || true)
 	fi
+	[[ $rcp != 0 ]] || noexport=$(unexported "$kb" "$kp" "$OB/patched/linux")
 	local secs=$(($(date +%s) - t0)) nw=0
 	[[ -z $newwarn ]] || nw=$(wc -l <<<"$newwarn")
 	if [[ $rcp == 3 || $rcb == 3 ]]; then
@@ -169,12 +215,14 @@ check_config() {
 		verdict="both builds fail"
 	elif [[ $nw != 0 ]]; then
 		verdict="$nw new warning(s)"
+	elif [[ -n $noexport ]]; then
+		verdict="not exported: $(tr '\n' ' ' <<<"$noexport")"
 	elif [[ -n $unresolved ]]; then
 		verdict="unresolved: $(tr '\n' ' ' <<<"$unresolved")"
 	else
 		verdict=ok
 	fi
-	printf '%s\t%s\t%s\t%s\n' "$cfg" "$verdict" "$secs" "$(wc -w <"$kp/cm-targets") dirs" >>"$OB/cm-table"
+	printf '%s\t%s\t%s\t%s\n' "$cfg" "$verdict" "$secs" "$(wc -w <"$kp/cm-targets") targets" >>"$OB/cm-table"
 	if [[ $nw != 0 ]]; then
 		echo "---- $cfg: warnings new with the series ----"
 		echo "$newwarn"
