@@ -363,7 +363,7 @@ after_failed_start() {
 # --hooks-dir: the prefix is the test's): podman adds the hook to the
 # containers whose annotations match, runs poststop itself. Its storage
 # under the test's directory.
-@test "podman: the installed hooks.d file gives an annotated container its token; rm revokes it" {
+@test "podman: the installed hooks.d file gives an annotated container its token; rm revokes it; the default seccomp profile refuses bpf()" {
 	local id t0 t1
 	PM=(podman --storage-driver vfs --root "$B/storage" --runroot "$B/run" --cgroup-manager cgroupfs
 		--events-backend file --hooks-dir "$OCI_PREFIX/share/containers/oci/hooks.d")
@@ -371,16 +371,17 @@ after_failed_start() {
 	# the root file system belongs to the container's root, as an image's
 	# does under --uidmap: podman makes its files (/run/.containerenv) there
 	chown -hR $OCI_UID:$OCI_UID "$B/rootfs"
+	# podman's default seccomp profile (Debian's containers-common) lets
+	# only CAP_SYS_ADMIN call bpf(): the guide's profile allows it to all
+	jq '.syscalls |= map(.names -= ["bpf"]) | .syscalls += [{names: ["bpf"], action: "SCMP_ACT_ALLOW"}]' \
+		/usr/share/containers/seccomp.json >"$B/seccomp.json"
+	CTR=(--network none --cap-add NET_ADMIN --uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536
+		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o"
+		--annotation run.oci.hooks.stderr="$B/hook.err"
+		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" --rootfs "$B/rootfs")
 	t0=$(date +%s%N)
-	# (the last line: what this test kernel lacks for podman's defaults:
-	# seccomp, POSIX message queues, the pids controller)
-	run "${PM[@]}" run --detach --name "$ID" --network none --cap-add NET_ADMIN \
-		--uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536 \
-		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o" \
-		--annotation run.oci.hooks.stderr="$B/hook.err" \
-		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" \
-		--security-opt seccomp=unconfined --tmpfs /dev/mqueue --pids-limit -1 \
-		--rootfs "$B/rootfs" sleep 100000 </dev/null
+	run "${PM[@]}" run --detach --name "$ID" --security-opt seccomp="$B/seccomp.json" "${CTR[@]}" \
+		sleep 100000 </dev/null
 	t1=$(date +%s%N)
 	echo "# podman run --detach: status $status, $(((t1 - t0) / 1000000)) ms" >&3
 	echo "$output"
@@ -405,5 +406,16 @@ after_failed_start() {
 	echo "# podman rm --force: status $status, $(((t1 - t0) / 1000000)) ms" >&3
 	[[ $status == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$id && ! -e /run/bpf-token/oci-records/$id ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	# with podman's default profile, the same container gets its token but
+	# cannot use it: seccomp refuses bpf() before the kernel sees the token
+	run "${PM[@]}" run --rm "${CTR[@]}" env LD_LIBRARY_PATH="$BUILD/libbpf" \
+		LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token sh -c \
+		"ls /sys/fs/bpf/token && ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp" </dev/null
+	echo "$output"
+	# (libbpf: "failed to open BPF token at '/sys/fs/bpf/token': Operation
+	# not permitted", from BPF_OBJ_GET)
+	[[ $status != 0 && $output == *"open BPF token at '/sys/fs/bpf/token': Operation not permitted"* ]]
+	grep -qx /sys/fs/bpf/token <<<"$output"
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 }
