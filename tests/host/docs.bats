@@ -128,6 +128,16 @@ make_root() {
 	[[ -z $output ]]
 }
 
+@test "docs: the guide's system call filter for the service: @system-service lacks bpf, @privileged has it" {
+	grep -qF 'SystemCallFilter=@system-service bpf' "$GUIDE"
+	run systemd-analyze syscall-filter @system-service
+	[[ $status == 0 && $output == *"@system-service"* ]]
+	[[ $(grep -cx '[[:space:]]*bpf' <<<"$output") == 0 ]]
+	run systemd-analyze syscall-filter @privileged
+	[[ $status == 0 ]]
+	grep -qx '[[:space:]]*bpf' <<<"$output"
+}
+
 @test "docs: systemd-analyze verify catches a broken unit (control)" {
 	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL: run 'make bpftool'"; false; }
 	sed 's/^NoNewPrivileges=yes/NoNewPrivilege=yes/' "$EX/bpf-app.service" >"$T/bad.service"
