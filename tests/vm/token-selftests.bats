@@ -11,6 +11,8 @@ BIN=$BUILD/selftests/test_token
 
 setup() {
 	need "$BIN"
+	# where its BPF objects are (xdp_dummy.bpf.o), as test_progs runs
+	cd "$(dirname "$BIN")"
 }
 
 run_subtest() {
@@ -59,6 +61,7 @@ run_subtest() {
 @test "token/token_revoke_evasion" { run_subtest token_revoke_evasion; }
 @test "token/token_derive_limits" { run_subtest token_derive_limits; }
 @test "token/token_userns" { run_subtest token_userns; }
+@test "token/libbpf_probe_cache" { run_subtest libbpf_probe_cache; }
 @test "token/token_accounting" { run_subtest token_accounting; }
 @test "token/prog_token_offload" { run_subtest prog_token_offload; }
 @test "token/btf_get_fd_by_id_token" { run_subtest btf_get_fd_by_id_token; }
