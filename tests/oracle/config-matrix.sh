@@ -172,6 +172,36 @@ symbols() { # symbols KOBJ TYPE: u = undefined, d = defined (global)
 		sort -u
 }
 
+# build_definers CONFIG SYMBOL...: the symbols of the list that stay
+# undefined after building, in the patched tree and CONFIG, the directories
+# (in CM_OBJ_DIRS: the objects) of the C files that look like they define
+# them, e.g. mm/ for truncate_inode_pages_final(), which the series calls
+# and no directory of the list builds. A directory that CONFIG does not
+# build defines nothing, as in the real build.
+build_definers() {
+	local cfg=$1 src=$OB/patched/linux kobj=$OB/patched/cm-$1 arch sym f d targets=()
+	shift
+	arch=$(cat "$kobj/cm-arch")
+	for sym in "$@"; do
+		while IFS= read -r f; do
+			d=$(dirname "$f")
+			if grep -qxF "$d" <(tr ' ' '\n' <<<"${CM_OBJ_DIRS-fs}"); then
+				targets+=("${f%.c}.o")
+			else
+				targets+=("$d/")
+			fi
+		done < <(git -C "$src" grep -lE "^[a-z_][^(]*[^a-zA-Z0-9_(]${sym}( ?\(|;| =|\[)" -- '*.c' ':!tools' ':!samples' ':!scripts' || true)
+	done
+	if [[ ${#targets[@]} != 0 ]]; then
+		mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
+		nice -n 19 flock "$LOCK" make -C "$src" O="$kobj" ARCH="$arch" CC="ccache gcc" HOSTCC=gcc \
+			-k -j"$JOBS" KBUILD_MODPOST_WARN=1 "${targets[@]}" >>"$kobj/cm-build.log" 2>&1 || true
+		find "$kobj" -name '*.o' ! -name '*.mod.o' ! -name 'built-in.a' ! -path '*/scripts/*' ! -path '*/tools/*' \
+			-print0 2>/dev/null >"$kobj/cm-objs" || true
+	fi
+	comm -23 <(printf '%s\n' "$@" | sort -u) <(symbols "$kobj" d)
+}
+
 # Symbols that the patched tree's modules newly call and that nothing
 # exports, as "SYMBOL (MODULE)" lines: modpost would refuse such a module.
 # A module's objects come from kbuild's MODULE.mod; what they call is
@@ -203,6 +233,7 @@ check_config() {
 		# symbols the series' objects newly need, that nothing built defines
 		unresolved=$(comm -23 <(comm -13 <(symbols "$kb" u) <(symbols "$kp" u)) <(symbols "$kp" d) |
 			grep -vxF -f <(symbols "$kb" d) | grep -vE '^(__|\.)' || true)
+		[[ -z $unresolved ]] || unresolved=$(build_definers "$cfg" $unresolved)
 	fi
 	[[ $rcp != 0 ]] || noexport=$(unexported "$kb" "$kp" "$OB/patched/linux")
 	local secs=$(($(date +%s) - t0)) nw=0
