@@ -11,7 +11,8 @@ BIN=$BUILD/selftests/test_token
 
 setup() {
 	need "$BIN"
-	# where its BPF objects are (xdp_dummy.bpf.o), as test_progs runs
+	# where its BPF objects are (xdp_dummy.bpf.o, token_fentry.bpf.o), as
+	# test_progs runs
 	cd "$(dirname "$BIN")"
 }
 
@@ -73,3 +74,4 @@ run_subtest() {
 @test "token/token_audit" { run_subtest token_audit; }
 @test "token/prog_token_xlated" { run_subtest prog_token_xlated; }
 @test "token/btf_by_id_env_token" { run_subtest btf_by_id_env_token; }
+@test "token/libbpf_attach_target_token" { run_subtest libbpf_attach_target_token; }
