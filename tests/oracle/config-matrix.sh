@@ -127,6 +127,20 @@ dirs_for() {
 		awk '{ for (i = 1; i <= n; i++) if (index($0, kept[i]) == 1) next; if ($0 ~ /\/$/) kept[++n] = $0; print }'
 }
 
+# cm_make KOBJ SRC ARCH TARGET...: kbuild, one build at a time, at low priority
+cm_make() {
+	local kobj=$1 src=$2 arch=$3
+	shift 3
+	nice -n 19 flock "$LOCK" make -C "$src" O="$kobj" ARCH="$arch" CC="ccache gcc" HOSTCC=gcc \
+		-k -j"$JOBS" KBUILD_MODPOST_WARN=1 "$@"
+}
+
+# The objects of KOBJ that symbols() reads, into KOBJ/cm-objs
+list_objs() {
+	find "$1" -name '*.o' ! -name '*.mod.o' ! -name 'built-in.a' ! -path '*/scripts/*' ! -path '*/tools/*' \
+		-print0 2>/dev/null >"$1/cm-objs" || true
+}
+
 # Build one tree in one configuration; warnings to $kobj/cm-warnings.
 build_one() {
 	local cfg=$1 tree=$2 src=$OB/$2/linux kobj=$OB/$2/cm-$1 arch rc=0 targets
@@ -152,16 +166,14 @@ build_one() {
 		[[ ! -d $kobj/$d ]] || find "$kobj/$d" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
 	done
 	# shellcheck disable=SC2086
-	nice -n 19 flock "$LOCK" make -C "$src" O="$kobj" ARCH="$arch" CC="ccache gcc" HOSTCC=gcc \
-		-k -j"$JOBS" KBUILD_MODPOST_WARN=1 $targets >"$kobj/cm-build.log" 2>&1 || rc=$?
+	cm_make "$kobj" "$src" "$arch" $targets >"$kobj/cm-build.log" 2>&1 || rc=$?
 	# file: warning: text [-Wflag], without line and column; objtool and
 	# modpost lines as they are, without the object's directory
 	grep -aE '(warning|error):|^WARNING:|objtool:' "$kobj/cm-build.log" |
 		sed -E -e "s|$src/||g" -e 's|^([^ :]+):[0-9]+:[0-9]+:|\1:|' -e 's|^([^ :]+):[0-9]+:|\1:|' \
 			-e 's|\+0x[0-9a-f]+||g' |
 		sort >"$kobj/cm-warnings" || true
-	find "$kobj" -name '*.o' ! -name '*.mod.o' ! -name 'built-in.a' ! -path '*/scripts/*' ! -path '*/tools/*' \
-		-print0 2>/dev/null >"$kobj/cm-objs" || true
+	list_objs "$kobj"
 	return $rc
 }
 
@@ -194,10 +206,8 @@ build_definers() {
 	done
 	if [[ ${#targets[@]} != 0 ]]; then
 		mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
-		nice -n 19 flock "$LOCK" make -C "$src" O="$kobj" ARCH="$arch" CC="ccache gcc" HOSTCC=gcc \
-			-k -j"$JOBS" KBUILD_MODPOST_WARN=1 "${targets[@]}" >>"$kobj/cm-build.log" 2>&1 || true
-		find "$kobj" -name '*.o' ! -name '*.mod.o' ! -name 'built-in.a' ! -path '*/scripts/*' ! -path '*/tools/*' \
-			-print0 2>/dev/null >"$kobj/cm-objs" || true
+		cm_make "$kobj" "$src" "$arch" "${targets[@]}" >>"$kobj/cm-build.log" 2>&1 || true
+		list_objs "$kobj"
 	fi
 	comm -23 <(printf '%s\n' "$@" | sort -u) <(symbols "$kobj" d)
 }
