@@ -73,28 +73,41 @@ setup() {
 
 @test ".ci/run sums both passes; a pass without a summary line is a failure" {
 	mkdir "$T/bin"
-	# a make that prints what it was asked, then a summary line
+	# a make that prints what it was asked (and notes it in CALLS), then a
+	# summary line
 	cat >"$T/bin/make" <<-'EOF'
 	#!/bin/bash
 	echo "make $*"
-	case $1 in
+	args=()
+	for a; do [[ $a == --no-print-directory ]] || args+=("$a"); done
+	echo "${args[*]}" >>"$CALLS"
+	case ${args[0]} in
 	check) echo "210 passed, 0 failed" ;;
 	check-debug-kernel) [[ -n ${NO_SUMMARY:-} ]] || echo "40 passed, 2 failed, 1 skipped"; exit 1 ;;
 	esac
 	EOF
 	chmod +x "$T/bin/make"
+	export CALLS=$T/calls
 	run env PATH="$T/bin:$PATH" "$TOP/.ci/run"
 	echo "$output"
 	[[ $status == 1 ]]
 	[[ $output == *"make check-debug-kernel DEBUG_SECONDS=30"* ]]
 	[[ ${lines[-1]} == "250 passed, 2 failed, 1 skipped" ]]
+	# the tree first, the debug kernel built beside check, its pass last
+	cat "$CALLS"
+	[[ $(head -n 1 "$CALLS") == tree ]]
+	[[ $(sed -n '2,3p' "$CALLS" | sort | tr '\n' ' ') == "build-kernel-debug check " ]]
+	[[ $(tail -n 1 "$CALLS") == "check-debug-kernel DEBUG_SECONDS=30" ]]
+	rm "$CALLS"
 	run env PATH="$T/bin:$PATH" NO_SUMMARY=1 CI_DEBUG_TESTS="tests/vm/smoke.bats" "$TOP/.ci/run"
 	echo "$output"
 	[[ $output == *"KERNEL_VM_TESTS=tests/vm/smoke.bats"* ]]
 	[[ $status == 1 && ${lines[-1]} == "210 passed, 1 failed" ]]
+	rm "$CALLS"
 	run env PATH="$T/bin:$PATH" CI_DEBUG=0 "$TOP/.ci/run"
 	[[ $status == 0 && ${lines[-1]} == "210 passed, 0 failed" ]]
 	[[ $output != *check-debug* ]]
+	[[ $(<"$CALLS") == check ]]
 }
 
 @test "vm-suite: the durations hints are well-formed and list every VM file; the queue is costliest first" {
