@@ -217,19 +217,65 @@ build_definers() {
 # A module's objects come from kbuild's MODULE.mod; what they call is
 # compared with the same objects of the baseline build.
 unexported() {
-	local kb=$1 kp=$2 src=$3 mod objs o sym
+	local kb=$1 kp=$2 src=$3 mod o
+	# "MODULE OBJECT" for every object of every module built in both
+	# trees (build_definers builds more in the patched one only; the series
+	# adds no module)
 	while IFS= read -r -d '' mod; do
-		mapfile -t objs <"$mod"
-		for sym in $(comm -23 \
-			<(for o in "${objs[@]}"; do nm "$kp/$o" 2>/dev/null; done | awk '$1 == "U" { print $2 }' | sort -u) \
-			<(for o in "${objs[@]}"; do nm "$kb/$o" 2>/dev/null; done | awk '$1 == "U" { print $2 }' | sort -u)); do
-			# defined by the module itself
-			for o in "${objs[@]}"; do nm --defined-only "$kp/$o" 2>/dev/null; done |
-				awk '{ print $NF }' | grep -qxF "$sym" && continue
-			git -C "$src" grep -qE "EXPORT_SYMBOL[A-Z_]*\\(${sym}[,)]" -- '*.c' '*.S' '*.h' && continue
-			echo "$sym (${mod#"$kp"/})"
-		done
-	done < <(find "$kp" -name '*.mod' ! -path '*/scripts/*' ! -path '*/tools/*' -print0)
+		[[ -f $kb/${mod#"$kp"/} ]] || continue
+		while IFS= read -r o; do
+			[[ -z $o ]] || echo "${mod#"$kp"/} $o"
+		done <"$mod"
+	done < <(find "$kp" -name '*.mod' ! -path '*/scripts/*' ! -path '*/tools/*' -print0) >"$kp/cm-modobjs"
+	[[ -s $kp/cm-modobjs ]] || return 0
+	awk '{ print $2 }' "$kp/cm-modobjs" | sort -u >"$kp/cm-modobjs.list"
+	# Three processes in all, whatever the number of modules: one nm per
+	# tree on every module object (an object the base lacks is a new file:
+	# nm's complaint is dropped), one git grep for the exports.
+	(cd "$kp" && xargs -r nm -A <"$kp/cm-modobjs.list" 2>/dev/null) >"$kp/cm-modnm" || true
+	(cd "$kb" && xargs -r nm -A <"$kp/cm-modobjs.list" 2>/dev/null) >"$kb/cm-modnm" || true
+	git -C "$src" grep -hoE 'EXPORT_SYMBOL[A-Z_]*\([A-Za-z0-9_]+' -- '*.c' '*.S' '*.h' |
+		sed 's/.*(//' | sort -u >"$kp/cm-exports"
+	# nm -A: "OBJ:ADDR TYPE SYM" (defined) or "OBJ:         U SYM"
+	awk '
+	function parse(line,   i) {
+		i = index(line, ":")
+		obj = substr(line, 1, i - 1)
+		n = split(substr(line, i + 1), f, " ")
+		type = f[n - 1]
+		sym = f[n]
+	}
+	FILENAME == ARGV[1] { exported[$1] = 1; next }
+	FILENAME == ARGV[2] { parse($0); if (type == "U") bu[obj, sym] = 1; next }
+	FILENAME == ARGV[3] {
+		parse($0)
+		if (n == 3) pd[obj] = pd[obj] " " sym
+		else if (type == "U") pu[obj] = pu[obj] " " sym
+		next
+	}
+	{ objs[$1] = objs[$1] " " $2 }
+	END {
+		for (m in objs) {
+			delete defd
+			delete need
+			no = split(objs[m], ol, " ")
+			for (j = 1; j <= no; j++) {
+				nd = split(pd[ol[j]], d, " ")
+				for (k = 1; k <= nd; k++) defd[d[k]] = 1
+			}
+			for (j = 1; j <= no; j++) {
+				nu = split(pu[ol[j]], u, " ")
+				for (k = 1; k <= nu; k++) {
+					s = u[k]
+					newly = 1
+					for (l = 1; l <= no; l++)
+						if ((ol[l], s) in bu) newly = 0
+					if (newly && !(s in defd) && !(s in exported)) need[s] = 1
+				}
+			}
+			for (s in need) print s " (" m ")"
+		}
+	}' "$kp/cm-exports" "$kb/cm-modnm" "$kp/cm-modnm" "$kp/cm-modobjs" | sort -u
 }
 
 check_config() {
