@@ -23,7 +23,10 @@
 # every VM runs before / after its share of the queue), VM_ENV (more
 # VAR=value words for the tests' environment), VM_OUT (the VMs' exchange
 # directories, default build/vm-out/suite), VM_DURATIONS, VM_LIST (1: print
-# the queue, in the order it is handed out, and boot nothing). The tests get
+# the queue, in the order it is handed out, and boot nothing), VM_AFTER_LOCK
+# (a file: the VMs boot once nobody holds its flock; CI builds the debug
+# kernel beside `make check` under it: TCG guests beside a compiler run a
+# fifth slower, and the build is faster alone too). The tests get
 # TOP, BUILD, KSRC, KOBJ, BPFTOOL and TEST_BIN in their environment.
 # Exit status 0 when the suite ran (failures are in the TAP), 1 when it
 # could not start, 2 on bad usage.
@@ -58,7 +61,7 @@ queue_files() {
 # "SECONDS FILE", '#' comments, a stray CR ignored); a file it does not list
 # goes first.
 by_cost() {
-	awk 'NR == FNR { sub(/\r$/, ""); if ($1 ~ /^[0-9]+$/) cost[$2] = $1; next }
+	awk 'FILENAME != "-" { sub(/\r$/, ""); if ($1 ~ /^[0-9]+$/) cost[$2] = $1; next }
 	     { print (($0 in cost) ? cost[$0] : 1000000) "\t" FNR "\t" $0 }' \
 		"${VM_DURATIONS:-$TOP/tests/vm/durations}" - | sort -t $'\t' -k1,1nr -k2,2n | cut -f3
 }
@@ -78,6 +81,10 @@ guest_args=()
 for t in ${VM_PRE:-}; do guest_args+=(-p "$t"); done
 for t in ${VM_POST:-}; do guest_args+=(-a "$t"); done
 
+if [[ -n ${VM_AFTER_LOCK:-} ]] && ! flock -n "$VM_AFTER_LOCK" true; then
+	log "VM tests: waiting for the build that holds $VM_AFTER_LOCK"
+	flock "$VM_AFTER_LOCK" true
+fi
 rm -rf "$out"
 mkdir -p "$out/queue"
 printf '%s\n' "${files[@]}" >"$out/queue/list"

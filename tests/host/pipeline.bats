@@ -110,6 +110,31 @@ setup() {
 	[[ $(<"$CALLS") == check ]]
 }
 
+@test "vm-suite: with VM_AFTER_LOCK, no VM boots while another process holds that lock" {
+	# a copy of the pipeline whose vm-run.sh only notes that it ran
+	mkdir -p "$T/top/scripts" "$T/top/tests/vm"
+	cp "$TOP"/scripts/{common.sh,tap.sh,vm-suite.sh} "$T/top/scripts/"
+	printf '%s\n' '#!/bin/bash' 'echo boot >>"$CALLS"' >"$T/top/scripts/vm-run.sh"
+	chmod +x "$T/top/scripts/vm-run.sh"
+	touch "$T/top/tests/vm/a.bats"
+	# (an empty hint file: every file goes in the queue all the same)
+	export CALLS=$T/calls
+	# the holder takes the lock, then lets the suite start, then releases it
+	flock "$T/lock" sh -c 'touch "$1/held"; sleep 2; echo released >>"$CALLS"' sh "$T" &
+	while [[ ! -e $T/held ]]; do sleep 0.1; done
+	run env TOP="$T/top" VM_SHARDS=1 VM_DURATIONS=/dev/null VM_AFTER_LOCK="$T/lock" \
+		"$T/top/scripts/vm-suite.sh" "$T/res"
+	echo "$output"
+	wait
+	[[ $output == *"waiting for the build that holds $T/lock"* ]]
+	[[ $(cat "$CALLS") == $'released\nboot' ]]
+	# a free lock: no wait
+	rm "$CALLS"
+	run env TOP="$T/top" VM_SHARDS=1 VM_DURATIONS=/dev/null VM_AFTER_LOCK="$T/lock" \
+		"$T/top/scripts/vm-suite.sh" "$T/res"
+	[[ $output != *waiting* && $(cat "$CALLS") == boot ]]
+}
+
 @test "vm-suite: the durations hints are well-formed and list every VM file; the queue is costliest first" {
 	local f hint listed
 	for hint in tests/vm/durations tests/vm-debug/durations; do
