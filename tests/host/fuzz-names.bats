@@ -2,7 +2,7 @@
 # libFuzzer run of bpftool's token list parser (bpftool/token_names.c):
 # tests/fuzz/token_names_fuzz.c, built with clang
 # -fsanitize=fuzzer,address,undefined against the patched tree's libbpf.
-# FUZZ_RUNS (default 1000000) executions, starting from the committed corpus
+# FUZZ_RUNS (default 250000) executions, starting from the committed corpus
 # tests/fuzz/corpus/token_names/ (new inputs go to a scratch directory).
 
 setup_file() {
@@ -54,8 +54,8 @@ fuzz() {
 	[[ $output == *"stat::number_of_executed_units:"* ]]
 }
 
-@test "fuzz-names: ${FUZZ_RUNS:-1000000} libFuzzer executions, no crash, no property violation" {
-	runs=${FUZZ_RUNS:-1000000}
+@test "fuzz-names: ${FUZZ_RUNS:-250000} libFuzzer executions, no crash, no property violation" {
+	runs=${FUZZ_RUNS:-250000}
 	mkdir -p "$BATS_TEST_TMPDIR/new"
 	SECONDS=0
 	fuzz -runs="$runs" -max_len=128 -dict="$TOP/tests/fuzz/token_names.dict" \
