@@ -230,8 +230,8 @@ unexported() {
 	[[ -s $kp/cm-modobjs ]] || return 0
 	awk '{ print $2 }' "$kp/cm-modobjs" | sort -u >"$kp/cm-modobjs.list"
 	# Three processes in all, whatever the number of modules: one nm per
-	# tree on every module object (an object the base lacks is a new file:
-	# nm's complaint is dropped), one git grep for the exports.
+	# tree on every module object (about an object that one tree lacks,
+	# nm complains: dropped), one git grep for the exports.
 	(cd "$kp" && xargs -r nm -A <"$kp/cm-modobjs.list" 2>/dev/null) >"$kp/cm-modnm" || true
 	(cd "$kb" && xargs -r nm -A <"$kp/cm-modobjs.list" 2>/dev/null) >"$kb/cm-modnm" || true
 	git -C "$src" grep -hoE 'EXPORT_SYMBOL[A-Z_]*\([A-Za-z0-9_]+' -- '*.c' '*.S' '*.h' |
@@ -246,7 +246,7 @@ unexported() {
 		sym = f[n]
 	}
 	FILENAME == ARGV[1] { exported[$1] = 1; next }
-	FILENAME == ARGV[2] { parse($0); if (type == "U") bu[obj, sym] = 1; next }
+	FILENAME == ARGV[2] { parse($0); if (type == "U") bu[obj] = bu[obj] " " sym; next }
 	FILENAME == ARGV[3] {
 		parse($0)
 		if (n == 3) pd[obj] = pd[obj] " " sym
@@ -254,26 +254,24 @@ unexported() {
 		next
 	}
 	{ objs[$1] = objs[$1] " " $2 }
+	# add the words of list to set
+	function add(set, list,   w, k, nw) {
+		nw = split(list, w, " ")
+		for (k = 1; k <= nw; k++) set[w[k]] = 1
+	}
 	END {
 		for (m in objs) {
+			delete had
 			delete defd
 			delete need
 			no = split(objs[m], ol, " ")
 			for (j = 1; j <= no; j++) {
-				nd = split(pd[ol[j]], d, " ")
-				for (k = 1; k <= nd; k++) defd[d[k]] = 1
+				add(had, bu[ol[j]])
+				add(defd, pd[ol[j]])
+				add(need, pu[ol[j]])
 			}
-			for (j = 1; j <= no; j++) {
-				nu = split(pu[ol[j]], u, " ")
-				for (k = 1; k <= nu; k++) {
-					s = u[k]
-					newly = 1
-					for (l = 1; l <= no; l++)
-						if ((ol[l], s) in bu) newly = 0
-					if (newly && !(s in defd) && !(s in exported)) need[s] = 1
-				}
-			}
-			for (s in need) print s " (" m ")"
+			for (s in need)
+				if (!(s in had) && !(s in defd) && !(s in exported)) print s " (" m ")"
 		}
 	}' "$kp/cm-exports" "$kb/cm-modnm" "$kp/cm-modnm" "$kp/cm-modobjs" | sort -u
 }
