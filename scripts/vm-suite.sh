@@ -26,7 +26,8 @@
 # the queue, in the order it is handed out, and boot nothing), VM_AFTER_LOCK
 # (a file: the VMs boot once nobody holds its flock; CI builds the debug
 # kernel beside `make check` under it: TCG guests beside a compiler run a
-# fifth slower, and the build is faster alone too). The tests get
+# fifth slower, and the build is faster alone too), VM_BATS (bats: run
+# the files with bats itself, not scripts/bats-run.sh). The tests get
 # TOP, BUILD, KSRC, KOBJ, BPFTOOL and TEST_BIN in their environment.
 # Exit status 0 when the suite ran (failures are in the TAP), 1 when it
 # could not start, 2 on bad usage.
@@ -97,7 +98,7 @@ for ((k = 1; k <= shards; k++)); do
 		"$TOP/scripts/vm-run.sh" --timeout "$timeout" --out "$out/vm$k" \
 			--share "$out/queue" -- \
 			env TOP="$TOP" BUILD="$BUILD" KSRC="$KSRC" KOBJ="$KOBJ" \
-			BPFTOOL="$BPFTOOL" TEST_BIN="$TEST_BIN" ${VM_ENV:-} \
+			BPFTOOL="$BPFTOOL" TEST_BIN="$TEST_BIN" VM_BATS="${VM_BATS:-}" ${VM_ENV:-} \
 			"$TOP/scripts/vm-suite-guest.sh" ${guest_args[@]+"${guest_args[@]}"} \
 			/run/vm-share 2>&1 |
 			{ [[ $shards == 1 ]] && cat || sed -u "s/^/[vm$k] /"; }

@@ -1,0 +1,5 @@
+# loaded by the fixtures of tests/host/bats-run.bats
+helper_fails_inside() {
+	false
+	echo "not reached"
+}
