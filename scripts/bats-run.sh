@@ -3,9 +3,10 @@
 # the file is read and its helpers loaded once, and each test runs in a
 # forked subshell of that process. bats starts a new bash for every test,
 # which loads its own libraries, the test file and the file's helpers again
-# and runs a DEBUG trap on every command: under TCG that costs about 0.6 s a
-# test on the test kernel and more on the debug kernel. scripts/
-# vm-suite-guest.sh runs the VM files with this; `bats` runs them too.
+# and runs a DEBUG trap on every command: under TCG that is most of a short
+# test's time (token-selftests.bats, 41 tests: 45 s under bats, 10 s here).
+# scripts/vm-suite-guest.sh runs the VM files with this; `bats` runs them
+# too.
 #
 #   bats-run.sh FILE
 #
@@ -25,6 +26,12 @@
 #   BATS_TEST_NUMBER, BATS_TEST_DESCRIPTION, BATS_TEST_TMPDIR,
 #   BATS_FILE_TMPDIR, BATS_RUN_TMPDIR
 #   fd 3                         the TAP stream itself
+#
+# One difference: the file's own code (outside its functions) runs once,
+# under errexit, before setup_file, where bats runs it before every test
+# too; so it must only define things (the VM files set constants and load
+# helpers there). When it fails, no test runs ("setup_file failed", as
+# bats says it).
 #
 # As with bats, a test runs under `set -eET`: it fails when a command fails
 # outside a condition, or when it exits before its end (skip aside). Its
@@ -77,7 +84,7 @@ load() {
 	if [[ -f $f.bash ]]; then
 		f=$f.bash
 	elif [[ ! -f $f ]]; then
-		echo "bats-run: load: no $f.bash nor $f" >&2
+		echo "load: no $f.bash nor $f" >>"$BATS_TEST_TMPDIR/.failed"
 		exit 1
 	fi
 	# shellcheck disable=SC1090
@@ -199,8 +206,30 @@ bats_run_exit() {
 	echo "$verdict" >"$BATS_TEST_TMPDIR/.result"
 }
 
+n=${#bats_run_tests[@]}
+dirs=("$BATS_FILE_TMPDIR")
+for ((i = 1; i <= n; i++)); do dirs+=("$BATS_RUN_TMPDIR/test/$i"); done
+mkdir -p "${dirs[@]}" || exit 2
+echo "1..$n"
+exec 3>&1
+
+# The file's own code, under errexit as bats runs it: when it fails (or a
+# load does), no test runs, and bats says it as below.
+bats_run_source_failed() {
+	echo "not ok 1 setup_file failed"
+	sed 's/^/# /' "$BATS_RUN_TMPDIR/.failed" 2>/dev/null
+	rm -rf "$BATS_RUN_TMPDIR"
+	exit 1
+}
+BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR bats_run_level=$BASH_SUBSHELL
+trap bats_run_source_failed EXIT
+set -eET
+trap 'bats_run_err $? "$LINENO" "$BASH_COMMAND" "${BASH_SOURCE[0]}"' ERR
 # shellcheck disable=SC1090
 source "$bats_run_src"
+set +eET
+trap - ERR
+trap 'rm -rf "$BATS_RUN_TMPDIR"' EXIT
 
 # which of the hooks the file defines (the others do nothing: a file
 # without teardown spares a fork per test)
@@ -210,12 +239,6 @@ declare -F setup_file >/dev/null && bats_run_setup_file=1
 declare -F teardown_file >/dev/null && bats_run_teardown_file=1
 declare -F setup >/dev/null || setup() { :; }
 
-n=${#bats_run_tests[@]}
-dirs=("$BATS_FILE_TMPDIR")
-for ((i = 1; i <= n; i++)); do dirs+=("$BATS_RUN_TMPDIR/test/$i"); done
-mkdir -p "${dirs[@]}" || exit 2
-echo "1..$n"
-exec 3>&1
 
 # setup_file in a subshell of its own; what it exports comes back (as in
 # bats, where the tests are processes it started), and its directory

@@ -27,7 +27,7 @@ verdicts() {
 		diff -u <(verdicts bats --tap "$f") <(verdicts "$RUN" "$f")
 		n=$((n + 1))
 	done
-	[[ $n == 3 ]]
+	[[ $n == 4 ]]
 }
 
 @test "bats-run: the fixtures cover passing, failing and skipped tests (not all alike)" {
@@ -71,11 +71,19 @@ verdicts() {
 	[[ $output == "0 passed, 2 failed" ]]
 }
 
-@test "bats-run: leaves no directory behind; bad usage is one line and status 2" {
+@test "bats-run: a failing load fails the file; it leaves no directory behind; bad usage is one line and status 2" {
 	local tmp=$BATS_TEST_TMPDIR/tmp
 	mkdir "$tmp"
 	TMPDIR=$tmp run "$RUN" "$FIX/hooks.fixture"
 	[[ $status == 1 ]]
+	TMPDIR=$tmp run "$RUN" "$FIX/top-level-fails.fixture"
+	[[ $status == 1 ]]
+	[[ -z $(ls -A "$tmp") ]]
+	# a load that finds nothing fails the file, and says what it missed
+	printf '%s\n' 'load nothing-here' '@test "t" {' '	true' '}' >"$BATS_TEST_TMPDIR/l.bats"
+	TMPDIR=$tmp run "$RUN" "$BATS_TEST_TMPDIR/l.bats"
+	[[ $status == 1 && ${lines[1]} == "not ok 1 setup_file failed" ]]
+	[[ ${lines[2]} == "# load: no $BATS_TEST_TMPDIR/nothing-here.bash nor "* ]]
 	[[ -z $(ls -A "$tmp") ]]
 	run --separate-stderr "$RUN" "$FIX/none.bats"
 	[[ $status == 2 && -z $output && $stderr == "usage: "*" FILE.bats" ]]
