@@ -657,6 +657,39 @@ static void fz_info(void)
 		      f->tok->revoked ? "revoked" : "live");
 }
 
+/*
+ * What a map of these attributes may take, about (64 bytes of overhead per
+ * entry: a preallocated hash element, say). A mutated max_entries makes
+ * maps of up to 4 GB, which the kernel allocates page by page, with no
+ * memory cgroup to stop it here: while one is being allocated, or while a
+ * few big ones are kept, the VM runs out of memory and the OOM killer kills
+ * the test's shell, not the fuzzer (what the fuzzer holds is kernel
+ * memory). So no map request asks for more than 64 MiB, and the fuzzer
+ * keeps no map of more than 1 MiB. The token checks come before any
+ * allocation: what they see is not changed.
+ */
+static uint64_t map_bytes(const union tok_attr_buf *b)
+{
+	return (uint64_t)b->attr.max_entries *
+	       ((uint64_t)b->attr.key_size + b->attr.value_size + 64);
+}
+
+/*
+ * The attach type a program is loaded for: the kernel gives CGROUP_SOCK
+ * and SK_REUSEPORT programs loaded without one (older UAPI) a default
+ * before any check, the token's included.
+ */
+static uint32_t loaded_attach_type(const union tok_attr_buf *e)
+{
+	if (e->attr.expected_attach_type)
+		return e->attr.expected_attach_type;
+	if (e->attr.prog_type == BPF_PROG_TYPE_CGROUP_SOCK)
+		return BPF_CGROUP_INET_SOCK_CREATE;
+	if (e->attr.prog_type == BPF_PROG_TYPE_SK_REUSEPORT)
+		return BPF_SK_REUSEPORT_SELECT;
+	return 0;
+}
+
 /* BPF_MAP_CREATE / BPF_BTF_LOAD / BPF_PROG_LOAD with a token fd. */
 static void fz_use(int cmd)
 {
@@ -695,6 +728,8 @@ static void fz_use(int cmd)
 		b.attr.prog_token_fd = tfd;
 	}
 	size = mutate(&b, size, &mutated);
+	if (cmd == BPF_MAP_CREATE && map_bytes(&b) > 64 << 20)
+		b.attr.max_entries = 4;
 	ret = tok_bpf_err(cmd, &b, size);
 	effective(&b, size, &e);
 
@@ -708,7 +743,7 @@ static void fz_use(int cmd)
 		t = usable_token(e.attr.prog_token_fd);
 		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[2], e.attr.prog_type) &&
 			  (!attach_type_selects_hook(e.attr.prog_type) ||
-			   mask_has(t->set[3], e.attr.expected_attach_type));
+			   mask_has(t->set[3], loaded_attach_type(&e)));
 	}
 	if (verbose)
 		printf("cmd %d token fd %u size %u%s: %s (model: %s)\n", cmd,
@@ -733,7 +768,7 @@ static void fz_use(int cmd)
 	}
 	if (ret >= 0) {
 		successes++;
-		if (cmd == BPF_MAP_CREATE && rnd() % 2)
+		if (cmd == BPF_MAP_CREATE && map_bytes(&e) <= 1 << 20 && rnd() % 2)
 			fd_add(ret, FD_MAP, true, NULL);
 		else
 			close(ret);
