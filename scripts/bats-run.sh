@@ -185,6 +185,20 @@ bats_run_err() {
 		"$line" "$cmd" "${5:-status $rc}" >"$BATS_TEST_TMPDIR/.failed"
 }
 
+# errexit as bats sets it, with the failing command recorded
+bats_run_strict() {
+	set -eET
+	trap 'bats_run_err $? "$LINENO" "$BASH_COMMAND" "${BASH_SOURCE[0]}"' ERR
+}
+
+# bats_run_file_failed LOG: what bats prints when a file fails before its
+# first test (its own code, a load, setup_file): one failure, and the
+# tests the plan announced count as failed too
+bats_run_file_failed() {
+	echo "not ok 1 setup_file failed"
+	sed 's/^/# /' "$1" 2>/dev/null
+}
+
 # the exit of a test's subshell: teardown, then the verdict in .result
 bats_run_exit() {
 	local rc=$? verdict=pass
@@ -206,25 +220,22 @@ bats_run_exit() {
 	echo "$verdict" >"$BATS_TEST_TMPDIR/.result"
 }
 
-n=${#bats_run_tests[@]}
-dirs=("$BATS_FILE_TMPDIR")
-for ((i = 1; i <= n; i++)); do dirs+=("$BATS_RUN_TMPDIR/test/$i"); done
-mkdir -p "${dirs[@]}" || exit 2
-echo "1..$n"
+# (the runner's own variables are bats_run_*: the file's code runs in
+# this shell)
+bats_run_n=${#bats_run_tests[@]}
+bats_run_dirs=("$BATS_FILE_TMPDIR")
+for ((bats_run_i = 1; bats_run_i <= bats_run_n; bats_run_i++)); do
+	bats_run_dirs+=("$BATS_RUN_TMPDIR/test/$bats_run_i")
+done
+mkdir -p "${bats_run_dirs[@]}" || exit 2
+echo "1..$bats_run_n"
 exec 3>&1
 
 # The file's own code, under errexit as bats runs it: when it fails (or a
-# load does), no test runs, and bats says it as below.
-bats_run_source_failed() {
-	echo "not ok 1 setup_file failed"
-	sed 's/^/# /' "$BATS_RUN_TMPDIR/.failed" 2>/dev/null
-	rm -rf "$BATS_RUN_TMPDIR"
-	exit 1
-}
+# load does), no test runs.
 BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR bats_run_level=$BASH_SUBSHELL
-trap bats_run_source_failed EXIT
-set -eET
-trap 'bats_run_err $? "$LINENO" "$BASH_COMMAND" "${BASH_SOURCE[0]}"' ERR
+trap 'bats_run_file_failed "$BATS_RUN_TMPDIR/.failed"; rm -rf "$BATS_RUN_TMPDIR"; exit 1' EXIT
+bats_run_strict
 # shellcheck disable=SC1090
 source "$bats_run_src"
 set +eET
@@ -239,78 +250,65 @@ declare -F setup_file >/dev/null && bats_run_setup_file=1
 declare -F teardown_file >/dev/null && bats_run_teardown_file=1
 declare -F setup >/dev/null || setup() { :; }
 
-
 # setup_file in a subshell of its own; what it exports comes back (as in
 # bats, where the tests are processes it started), and its directory
-setup_rc=0
 if [[ -n $bats_run_setup_file ]]; then
 	(
 		bats_run_phase=setup_file bats_run_level=$BASH_SUBSHELL
 		BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR
 		exec >"$BATS_RUN_TMPDIR/setup_file.log" 2>&1
 		trap '[[ -f $BATS_RUN_TMPDIR/.setup_file_done ]] || cat "$BATS_RUN_TMPDIR/.failed" 2>/dev/null' EXIT
-		set -eET
-		trap 'bats_run_err $? "$LINENO" "$BASH_COMMAND" "${BASH_SOURCE[0]}"' ERR
+		bats_run_strict
 		setup_file
 		{ export -p; printf 'cd %q\n' "$PWD"; } >"$BATS_RUN_TMPDIR/setup_file.env"
 		: >"$BATS_RUN_TMPDIR/.setup_file_done"
 	)
-	setup_rc=$?
-	[[ -f $BATS_RUN_TMPDIR/.setup_file_done ]] || setup_rc=1
-	# shellcheck disable=SC1091
-	[[ $setup_rc != 0 ]] || source "$BATS_RUN_TMPDIR/setup_file.env"
-fi
-failed=0
-
-for ((i = 1; i <= n; i++)); do
-	fn=${bats_run_tests[i - 1]}
-	BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR/test/$i
-	if [[ $setup_rc != 0 ]]; then
-		# as bats says it; the tests that did not run count as failed
-		# (the plan announced them)
-		echo "not ok $i setup_file failed"
-		sed 's/^/# /' "$BATS_RUN_TMPDIR/setup_file.log"
-		failed=1
-		break
+	if [[ ! -f $BATS_RUN_TMPDIR/.setup_file_done ]]; then
+		bats_run_file_failed "$BATS_RUN_TMPDIR/setup_file.log"
+		exit 1
 	fi
+	# shellcheck disable=SC1091
+	source "$BATS_RUN_TMPDIR/setup_file.env"
+fi
+
+bats_run_failed=0
+for ((bats_run_i = 1; bats_run_i <= bats_run_n; bats_run_i++)); do
+	BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR/test/$bats_run_i
 	(
-		export BATS_TEST_NAME=$fn BATS_TEST_NUMBER=$i BATS_TEST_TMPDIR
+		export BATS_TEST_NAME=${bats_run_tests[bats_run_i - 1]} BATS_TEST_NUMBER=$bats_run_i
+		export BATS_TEST_TMPDIR
 		bats_run_phase=test bats_run_level=$BASH_SUBSHELL
 		exec >"$BATS_TEST_TMPDIR/.log" 2>&1
 		trap bats_run_exit EXIT
-		set -eET
-		trap 'bats_run_err $? "$LINENO" "$BASH_COMMAND" "${BASH_SOURCE[0]}"' ERR
+		bats_run_strict
 		setup
-		"$fn"
+		"$BATS_TEST_NAME"
 		: >"$BATS_TEST_TMPDIR/.done"
 	)
-	desc=''
-	eval "desc=\"${bats_run_descs[i - 1]}\""
-	result=fail reason=
-	read -r result <"$BATS_TEST_TMPDIR/.result"
-	case $result in
-	pass) echo "ok $i $desc" ;;
+	bats_run_desc='' bats_run_result=fail bats_run_reason=''
+	eval "bats_run_desc=\"${bats_run_descs[bats_run_i - 1]}\""
+	read -r bats_run_result <"$BATS_TEST_TMPDIR/.result"
+	case $bats_run_result in
+	pass) echo "ok $bats_run_i $bats_run_desc" ;;
 	skip)
-		read -r -d '' reason <"$BATS_TEST_TMPDIR/.skip"
-		echo "ok $i $desc # skip${reason:+ $reason}"
+		read -r -d '' bats_run_reason <"$BATS_TEST_TMPDIR/.skip"
+		echo "ok $bats_run_i $bats_run_desc # skip${bats_run_reason:+ $bats_run_reason}"
 		;;
 	*)
-		failed=1
-		echo "not ok $i $desc"
+		bats_run_failed=1
+		echo "not ok $bats_run_i $bats_run_desc"
 		cat "$BATS_TEST_TMPDIR/.failed" "$BATS_TEST_TMPDIR/.log" 2>/dev/null | sed 's/^/# /'
 		;;
 	esac
 done
 
-if [[ $setup_rc == 0 && -n $bats_run_teardown_file ]]; then
-	(
-		set -eET
-		bats_run_phase=teardown_file BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR
-		teardown_file
-	) >"$BATS_RUN_TMPDIR/teardown_file.log" 2>&1 || {
-		echo "not ok $((n + 1)) teardown_file failed"
-		sed 's/^/# /' "$BATS_RUN_TMPDIR/teardown_file.log"
-		failed=1
-	}
+# teardown_file as bats runs it, like teardown: without errexit, its
+# status is its last command's
+if [[ -n $bats_run_teardown_file ]] &&
+	! (BATS_TEST_TMPDIR=$BATS_RUN_TMPDIR bats_run_phase=teardown_file
+	   teardown_file) >"$BATS_RUN_TMPDIR/teardown_file.log" 2>&1; then
+	echo "not ok $((bats_run_n + 1)) teardown_file failed"
+	sed 's/^/# /' "$BATS_RUN_TMPDIR/teardown_file.log"
+	bats_run_failed=1
 fi
-exit $failed
+exit $bats_run_failed

@@ -27,7 +27,7 @@ verdicts() {
 		diff -u <(verdicts bats --tap "$f") <(verdicts "$RUN" "$f")
 		n=$((n + 1))
 	done
-	[[ $n == 4 ]]
+	[[ $n == 5 ]]
 }
 
 @test "bats-run: the fixtures cover passing, failing and skipped tests (not all alike)" {

@@ -155,8 +155,8 @@ setup() {
 		[[ ! -e $T/res ]]
 	done
 	# the two costliest files of the hint
-	first=$(awk '!/^#/' "$TOP/tests/vm/durations" | sort -k1,1nr -k2,2 | sed -n '1s/.* //p')
-	second=$(awk '!/^#/' "$TOP/tests/vm/durations" | sort -k1,1nr -k2,2 | sed -n '2s/.* //p')
+	mapfile -t listed < <(awk '!/^#/' "$TOP/tests/vm/durations" | sort -k1,1nr -k2,2 | cut -d' ' -f2)
+	first=${listed[0]} second=${listed[1]}
 	[[ -f $TOP/$first && -f $TOP/$second && $first != "$second" ]]
 	# a CR at a line's end (a file edited elsewhere) changes nothing
 	sed 's/$/\r/' "$TOP/tests/vm/durations" >"$T/crlf"
