@@ -84,7 +84,7 @@ kernel() {
 }
 
 # The selftests of the tree. The test kernel's configuration is small (no
-# IPv6, no LSM, ...): BPF programs that use types its vmlinux.h lacks do not
+# IPv6, only the BPF LSM, ...): BPF programs that use types its vmlinux.h lacks do not
 # compile. Such a progs/X.c becomes an empty program (so that the
 # hard-coded skeleton lists still build), and a prog_tests/ or map_tests/
 # file that then fails to compile is left out; each is listed with its first
