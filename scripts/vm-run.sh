@@ -19,7 +19,8 @@
 #
 # Environment: VM_KVM=1 uses KVM (off by default: KVM guests hang on the CI
 # machines), VM_CPU (TCG CPU model, default max), VM_MEM (default 2G), VM_CPUS
-# (default 1), VM_APPEND (extra kernel arguments), KERNEL (default
+# (default 1), VM_APPEND (extra kernel arguments), VM_TSC_KHZ (the guest's
+# TSC rate, default the host's; 0: let the guest calibrate), KERNEL (default
 # build/kobj/arch/x86/boot/bzImage). Paths must not contain spaces (they go
 # on the kernel command line).
 set -euo pipefail
@@ -61,12 +62,35 @@ else
 fi
 console=$out/console.log
 
+# The host's TSC rate in kHz, from what its kernel measured, or from
+# /proc/cpuinfo where the TSC runs at a constant rate; empty if unknown.
+host_tsc_khz() {
+	local mhz
+	mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
+		-e 's/.*tsc: Detected \([0-9.]*\) MHz TSC.*/\1/p' | tail -n1)
+	[[ -n $mhz ]] ||
+		mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | tail -n1)
+	[[ -n $mhz ]] || ! grep -qw constant_tsc /proc/cpuinfo ||
+		mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9.]*\)$/\1/p' /proc/cpuinfo | head -n1)
+	[[ $mhz =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 0
+	awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 + 0.5 }'
+}
+
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic random.trust_cpu=on"
 # No IO-APIC timer check: on a busy host the emulated PIT ticks too late for
 # it, and the kernel panics at boot ("IO-APIC + timer doesn't work!").
 append+=" no_timer_check"
 # Own slab caches stay apart, so /proc/slabinfo counts live BPF tokens.
 append+=" slab_nomerge"
+# Under TCG the guest's TSC counts at the host's TSC rate. Calibrating it
+# against the emulated PIT fails on some boots of a busy host ("Unable to
+# calibrate against PIT"), and that guest runs without a TSC: sched_clock()
+# counts in jiffies and BPF's run_time_ns stays 0 for short runs. Giving the
+# guest the host's rate makes every boot alike. VM_TSC_KHZ overrides the
+# rate the host reports; VM_TSC_KHZ=0 lets the guest calibrate.
+tsc_khz=${VM_TSC_KHZ:-$(host_tsc_khz)}
+[[ ${VM_KVM:-0} == 1 || -z $tsc_khz || $tsc_khz == 0 ]] ||
+	append+=" tsc_early_khz=$tsc_khz"
 append+=" root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append+=" init=$TOP/scripts/vm-init.sh vm_dir=$PWD vm_shell=$shell vm_share=${share:+1}"

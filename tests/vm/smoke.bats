@@ -31,6 +31,19 @@ running_build_id() {
 	[[ $(uname -r) == "$(cat "$KOBJ/include/config/kernel.release")" ]]
 }
 
+# scripts/vm-run.sh gives the guest the host's TSC rate, so that no boot
+# runs without a TSC (sched_clock() in jiffies, run_time_ns of 0) when the
+# calibration against the emulated PIT fails.
+@test "the guest kernel has a TSC clock source at the rate the host gave it" {
+	cat /proc/cmdline
+	cat /sys/devices/system/clocksource/clocksource0/available_clocksource
+	dmesg | grep -E 'tsc|clocksource' || true
+	[[ $(</proc/cmdline) =~ (^| )tsc_early_khz=([1-9][0-9]*)( |$) ]]
+	khz=${BASH_REMATCH[2]}
+	dmesg | grep -qE "tsc: Detected $((khz / 1000))\.$(printf %03d $((khz % 1000))) MHz (TSC|processor)"
+	grep -qw tsc /sys/devices/system/clocksource/clocksource0/available_clocksource
+}
+
 @test "BPF FS is mounted at /sys/fs/bpf" {
 	run awk '$2 == "/sys/fs/bpf" { print $3 }' /proc/mounts
 	[[ $output == bpf ]]
