@@ -16,10 +16,11 @@
 # the instructions executed (kernel and user), the same from run to run and
 # blind to the host's load (the wall clock of a TCG guest on a busy 2-core
 # host varies by 100% from batch to batch). BENCH_ICOUNT=0 times with the
-# host's real clock instead: the guest's TSC is the host's, but the guest
-# cannot calibrate it (no PIT reference, no HPET without ACPI) and falls back
-# to jiffies (4 ms resolution), so the VM boots with the host's TSC frequency
-# (tsc_early_khz=) and tsc=reliable. Under icount the TSC runs at 1 GHz.
+# host's real clock instead: the guest's TSC is the host's, and vm-run.sh
+# gives the guest its rate (tsc_early_khz=), but the guest's clocksource
+# watchdog finds it unstable and falls back to jiffies (4 ms resolution), so
+# the VM boots with tsc=reliable too. Under icount the TSC runs at 1 GHz
+# (VM_TSC_KHZ=1000000).
 # vm-run.sh takes no QEMU arguments: the icount run puts a wrapper named
 # qemu-system-x86_64 first in PATH (build/bench/qemu/).
 set -euo pipefail
@@ -46,13 +47,14 @@ if [[ ${VM_KVM:-0} != 1 && ${BENCH_ICOUNT:-1} == 1 ]]; then
 	printf '#!/bin/sh\nexec %q "$@" -icount shift=0,sleep=on\n' "$qemu" >"$OUT/qemu/qemu-system-x86_64"
 	chmod +x "$OUT/qemu/qemu-system-x86_64"
 	export PATH=$OUT/qemu:$PATH
-	append+=" tsc_early_khz=1000000 tsc=reliable"
+	export VM_TSC_KHZ=1000000
+	append+=" tsc=reliable"
 elif [[ ${VM_KVM:-0} != 1 ]]; then
 	clock=host
-	mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -n1)
-	[[ -n $mhz ]] || mhz=$(sed -n 's/^cpu MHz[[:space:]]*: //p' /proc/cpuinfo | head -n1)
-	[[ -n $mhz ]] || die "can't tell the host's TSC frequency"
-	append+=" tsc_early_khz=$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1000 }') tsc=reliable"
+	VM_TSC_KHZ=${VM_TSC_KHZ:-$(host_tsc_khz)}
+	[[ -n $VM_TSC_KHZ && $VM_TSC_KHZ != 0 ]] || die "can't tell the host's TSC frequency"
+	export VM_TSC_KHZ
+	append+=" tsc=reliable"
 fi
 
 log "bench: one VM boot (clock: $clock); takes about 20 minutes"

@@ -168,3 +168,27 @@ setup() {
 	run env VM_LIST=1 VM_DURATIONS="$T/part" "$TOP/scripts/vm-suite.sh" "$T/res"
 	[[ ${lines[0]} == "$second" && ${lines[1]} == "$first" ]]
 }
+
+@test "host_tsc_khz: the host kernel's TSC rate in kHz, the refined one first; nothing from a log without it" {
+	mkdir "$T/bin"
+	fake_dmesg() {
+		printf '#!/bin/sh\ncat <<"LOG"\n%s\nLOG\n' "$1" >"$T/bin/dmesg"
+		chmod +x "$T/bin/dmesg"
+	}
+	khz() { PATH=$T/bin:$PATH bash -c 'source "$1"/scripts/common.sh; host_tsc_khz' - "$TOP"; }
+
+	fake_dmesg '[    0.000258] tsc: Detected 2095.990 MHz processor'
+	[[ $(khz) == 2095990 ]]
+	fake_dmesg "$(printf '%s\n' '[    0.0] tsc: Detected 2400.000 MHz processor' \
+		'[    0.0] tsc: Detected 2399.998 MHz TSC' \
+		'[    1.5] tsc: Refined TSC clocksource calibration: 2399.9875 MHz')"
+	[[ $(khz) == 2399988 ]]
+	fake_dmesg '[    0.0] tsc: Detected 3000.000 MHz processor
+[    0.0] tsc: Detected 2899.5 MHz TSC'
+	[[ $(khz) == 2899500 ]]
+	# without the log, /proc/cpuinfo decides: a number, or nothing at all
+	fake_dmesg '[    0.0] Linux version 6.1.0'
+	run khz
+	[[ $status == 0 && ( -z $output || $output =~ ^[1-9][0-9]*$ ) ]]
+	if ! grep -qw constant_tsc /proc/cpuinfo; then [[ -z $output ]]; fi
+}
