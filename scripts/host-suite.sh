@@ -4,7 +4,8 @@
 #
 #   host-suite.sh TAP
 #
-# HOST_TESTS: the bats files or directories to run (default tests/host).
+# HOST_TESTS: the bats files or directories to run (default tests/host and
+# tests/oracle/results.bats, the oracle's parsing and comparison).
 # The tests get TOP, BUILD, KSRC, KOBJ, BPFTOOL and TEST_BIN in their
 # environment. A bats run that failed without reporting a failing test (no
 # plan, a crash, bad usage) gets a failing line of its own. Exit status 0
@@ -19,8 +20,9 @@ mkdir -p "$(dirname "$tap")"
 export TOP BUILD KSRC KOBJ
 export BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool} TEST_BIN=${TEST_BIN:-$BUILD/tests}
 
-log "host tests: ${HOST_TESTS:-tests/host}"
+HOST_TESTS=${HOST_TESTS:-tests/host tests/oracle/results.bats}
+log "host tests: $HOST_TESTS"
 rc=0
 # shellcheck disable=SC2086 # HOST_TESTS is a list of words
-(cd "$TOP" && bats --tap ${HOST_TESTS:-tests/host}) 2>&1 | tee "$tap" || rc=$?
+(cd "$TOP" && bats --tap $HOST_TESTS) 2>&1 | tee "$tap" || rc=$?
 tap_check "$tap" host "$rc"

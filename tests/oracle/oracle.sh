@@ -287,7 +287,7 @@ main() {
 		mkdir -p "$OB"
 		all_steps patched
 		# shellcheck disable=SC2086
-		python3 "$ODIR/results.py" compare "$ODIR/baseline" "$OB/patched/results" "$ODIR/expected-diffs" $SUITES
+		python3 "$ODIR/results.py" compare "$ODIR/baseline" "$OB/patched/results" "$ODIR/expected-diffs" $SUITES --flaky "$ODIR/flaky"
 		;;
 	parity)
 		mkdir -p "$OB"

@@ -102,6 +102,26 @@ setup() {
 	[[ ${lines[-1]} == "6 passed, 0 failed" ]]
 }
 
+@test "compare: a difference in a test listed as flaky is skipped, not passed; unlisted ones still fail" {
+	mkdir -p "$D/base" "$D/new"
+	printf 'a\tok\nb\tok\nc\tfail\n' >"$D/base/test_progs.txt"
+	printf 'a\tfail\nb\tfail\nc\tfail\n' >"$D/new/test_progs.txt"
+	: >"$D/exp"
+	printf 'test_progs\ta\tgives either result on the unpatched kernel\ntest_progs\tc\tflaky too\n' >"$D/flaky"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_progs --flaky "$D/flaky"
+	[ "$status" -eq 1 ]
+	[[ $output == *"flaky: a: baseline ok, now fail: gives either result on the unpatched kernel"* ]]
+	[[ $output == *"DIFF: b: baseline ok, now fail"* ]]
+	[[ ${lines[-1]} == "1 passed, 1 failed, 1 skipped" ]]
+	printf 'test_progs\tb\tflaky as well\n' >>"$D/flaky"
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_progs --flaky "$D/flaky"
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == "1 passed, 0 failed, 2 skipped" ]]
+	run python3 "$R" compare "$D/base" "$D/new" "$D/exp" test_progs --flaky
+	[ "$status" -ne 0 ]
+	[[ $output == "Error: --flaky needs a file" ]]
+}
+
 @test "compare: a missing baseline or run is a failure, a malformed explanation an error" {
 	mkdir -p "$D/base" "$D/new"
 	printf 'a\tok\n' >"$D/new/test_maps.txt"
