@@ -72,6 +72,7 @@ run_subtest() {
 @test "token/prog_token_perfmon" { run_subtest prog_token_perfmon; }
 @test "token/token_lsm" { run_subtest token_lsm; }
 @test "token/token_audit" { run_subtest token_audit; }
+@test "token/libbpf_probe_token_sets" { run_subtest libbpf_probe_token_sets; }
 @test "token/prog_token_xlated" { run_subtest prog_token_xlated; }
 @test "token/btf_by_id_env_token" { run_subtest btf_by_id_env_token; }
 @test "token/libbpf_attach_target_token" { run_subtest libbpf_attach_target_token; }
