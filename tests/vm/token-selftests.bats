@@ -76,3 +76,4 @@ run_subtest() {
 @test "token/prog_token_xlated" { run_subtest prog_token_xlated; }
 @test "token/btf_by_id_env_token" { run_subtest btf_by_id_env_token; }
 @test "token/libbpf_attach_target_token" { run_subtest libbpf_attach_target_token; }
+@test "token/libbpf_btf_token_denied" { run_subtest libbpf_btf_token_denied; }
