@@ -94,7 +94,11 @@ static void print_token_json(const struct token_desc *desc)
 
 	jsonw_start_object(json_wtr);
 	jsonw_string_field(json_wtr, "pinned", desc->path);
+	if (desc->has_id)
+		jsonw_lluint_field(json_wtr, "id", desc->id);
 	print_sets_json(desc->sets);
+	jsonw_bool_field(json_wtr, "root_equivalent",
+			 token_root_equiv_progs(desc->sets[TOKEN_SET_PROGS]));
 	if (desc->has_state) {
 		jsonw_name(json_wtr, "uses");
 		jsonw_start_object(json_wtr);
@@ -121,7 +125,11 @@ static void print_token_plain(FILE *f, const struct token_desc *desc)
 	unsigned int i;
 
 	fprintf(f, "%s\n", desc->path);
+	if (desc->has_id)
+		fprintf(f, "\tid: %llu\n", (unsigned long long)desc->id);
 	print_sets_plain(f, desc->sets);
+	if (token_root_equiv_progs(desc->sets[TOKEN_SET_PROGS]))
+		fprintf(f, "\troot-equivalent\n");
 	if (!desc->has_state)
 		return;
 
@@ -618,6 +626,21 @@ static void explain_create_error(int err, const struct create_args *a)
 	}
 }
 
+/* One line on stderr (none with -j) when the token allows program types
+ * that act on the whole system: its other rules do not hold against them.
+ */
+static void warn_root_equiv(__u64 progs)
+{
+	char names[256];
+
+	progs = token_root_equiv_progs(progs);
+	if (!progs)
+		return;
+	token_mask_snprintf(names, sizeof(names), TOKEN_SET_PROGS, progs, ", ");
+	p_info("Warning: token allows root-equivalent program types (%s): their programs act on the whole system, root's commands and revocation included",
+	       names);
+}
+
 static int do_create(int argc, char **argv)
 {
 	struct create_args a = { .userns_fd = -1, .cgroup_fd = -1 };
@@ -659,6 +682,7 @@ static int do_create(int argc, char **argv)
 		err = -1;
 		goto out;
 	}
+	warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
 
 	/* -j prints what the kernel stored, read back from the pin */
 	if (json_output) {

@@ -41,6 +41,9 @@ struct token_desc {
 	/* and the cgroup scope, on a kernel that has it */
 	bool has_cgroup;
 	__u64 cgroup_id;
+	/* and the token's id (never reused), on a kernel that has it */
+	bool has_id;
+	__u64 id;
 };
 
 /* Open the token pinned at @path: read-write to use it (which needs read and

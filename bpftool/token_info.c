@@ -50,6 +50,9 @@ static void token_info_to_desc(const struct bpf_token_info *info, __u32 len,
 
 	desc->has_cgroup = len >= field_end(struct bpf_token_info, cgroup_id);
 	desc->cgroup_id = desc->has_cgroup ? info->cgroup_id : 0;
+
+	desc->has_id = len >= field_end(struct bpf_token_info, id);
+	desc->id = desc->has_id ? info->id : 0;
 }
 
 int token_get_info(int fd, struct token_desc *desc)

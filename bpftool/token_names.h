@@ -44,6 +44,16 @@ const char *token_set_what(enum token_set set);
  */
 const char *token_bit_name(enum token_set set, unsigned int bit);
 
+/* The program types whose programs act on the whole system rather than on
+ * what their holder owns: kprobe, tracepoint, perf_event, raw_tracepoint,
+ * raw_tracepoint_writable, tracing, lsm, struct_ops and ext. They can, e.g.,
+ * bpf_send_signal() SIGKILL to root's own commands or refuse them from an LSM
+ * hook, so no rule of a token holds against them: a token allowing one is
+ * root-equivalent. Returns the bits of @progs (a mask of enum bpf_prog_type
+ * bits) that are such types.
+ */
+__u64 token_root_equiv_progs(__u64 progs);
+
 /* Parse @str, a list of elements separated by ',' or ':'. An element is a
  * name (case-insensitive, with or without the enum prefix, e.g. "prog_load",
  * "BPF_PROG_LOAD"), "any" (all 64 bits), or a mask given as a hexadecimal

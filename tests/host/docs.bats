@@ -286,7 +286,7 @@ def body(name):
     return src[i:src.index('\n}\n', i)]
 sets = re.findall(r'\{ "\w+",\s+"(allowed_\w+)"', open(d + '/token_names.c').read())
 uses = re.findall(r'\[TOKEN_USE_\w+\]\s*= "(\w+)"', src)
-plain = set(sets) | set(re.findall(r'\\t(\w+)', body('print_token_plain')))
+plain = set(sets) | set(re.findall(r'\\t([\w-]+)', body('print_token_plain')))
 json = set(sets) | set(uses) | set(re.findall(r'jsonw_\w+\(json_wtr, "(\w+)"',
         body('print_token_json') + body('print_cgroup_json')))
 for k in sorted(plain):
@@ -309,7 +309,7 @@ for cmd, out in blocks:
     if not re.search(r'token (show|list)|-j token create|-p token create', cmd):
         continue
     for l in out.split('\n'):
-        m = re.match(r'\t(\w+)(:| |$)', l)
+        m = re.match(r'\t([\w-]+)(:| |$)', l)
         if m:
             keys.add(('plain', m.group(1)))
         for k in re.findall(r'"(\w+)":', l):
@@ -329,4 +329,6 @@ PY
 	diff -u <(sort <<<"$code") <(sort <<<"$ex")
 	grep -qx 'json cgroup' <<<"$code"
 	grep -qx 'plain revoked' <<<"$code"
+	grep -qx 'plain root-equivalent' <<<"$code"
+	grep -qx 'json root_equivalent' <<<"$code"
 }

@@ -30,7 +30,7 @@ setup() {
 	fi
 }
 
-@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words, formats)" {
+@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words, formats, root-equivalent types)" {
 	run "$TNT"
 	echo "$output"
 	[[ $status == 0 ]]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Host unit tests of bpftool/token_names.c, the text <-> mask unit shared by
- * "bpftool token create" and "bpftool token show", and of
+ * "bpftool token create" and "bpftool token show" (with its root-equivalent
+ * program types), and of
  * bpftool/token_formats.c, the sets in other delegation tools' syntax.
  *
  *   token_names_test          run the tests, TAP-like output, exit 1 on failure
@@ -384,6 +385,42 @@ static void test_formats(void)
 	CHECK(token_format_lines(__TOKEN_FORMAT_MAX, sets, join_line, out, NULL) == -EINVAL, "");
 }
 
+/* The root-equivalent program types, by name: exactly these nine */
+static void test_root_equiv(void)
+{
+	char names[512];
+	__u64 progs = 0;
+	unsigned int bit;
+
+	CHECK(!parse(TOKEN_SET_PROGS, "kprobe,tracepoint,perf_event,raw_tracepoint,"
+		     "raw_tracepoint_writable,tracing,lsm,struct_ops,ext", &progs,
+		     names), "%s", names);
+	CHECK(token_root_equiv_progs(progs) == progs, "0x%llx",
+	      (unsigned long long)progs);
+	CHECK(token_root_equiv_progs(~0ULL) == progs, "0x%llx",
+	      (unsigned long long)token_root_equiv_progs(~0ULL));
+	/* every other named type is not */
+	for (bit = 0; bit < 64; bit++) {
+		if (!token_bit_name(TOKEN_SET_PROGS, bit) || (progs & (1ULL << bit)))
+			continue;
+		CHECK(!token_root_equiv_progs(1ULL << bit), "%s",
+		      token_bit_name(TOKEN_SET_PROGS, bit));
+	}
+	CHECK(!token_root_equiv_progs(0), "");
+	/* the names the create warning prints for "any" */
+	token_mask_snprintf(names, sizeof(names), TOKEN_SET_PROGS,
+			    token_root_equiv_progs(~0ULL), ", ");
+	CHECK(!strcmp(names, "kprobe, tracepoint, perf_event, raw_tracepoint, "
+		      "raw_tracepoint_writable, tracing, struct_ops, ext, lsm"),
+	      "'%s'", names);
+	expect_ok(TOKEN_SET_PROGS, "xdp,sched_cls,cgroup_skb,socket_filter",
+		  (1ULL << BPF_PROG_TYPE_XDP) | (1ULL << BPF_PROG_TYPE_SCHED_CLS) |
+		  (1ULL << BPF_PROG_TYPE_CGROUP_SKB) |
+		  (1ULL << BPF_PROG_TYPE_SOCKET_FILTER));
+	CHECK(!token_root_equiv_progs((1ULL << BPF_PROG_TYPE_XDP) |
+				      (1ULL << BPF_PROG_TYPE_SCHED_CLS)), "");
+}
+
 static int dump(const char *kw)
 {
 	unsigned int set, bit;
@@ -415,6 +452,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_snprintf();
 	test_formats();
+	test_root_equiv();
 
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

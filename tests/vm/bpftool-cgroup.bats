@@ -38,17 +38,17 @@ cgroup_id() {
 	id=$(cgroup_id "$CG/a")
 	run_ok token create "$D/t" cgroup "$CG/a" cmds map_create maps array
 	run_ok token show "$D/t"
-	diff -u <(printf '%s\n' "$D/t" $'\tallowed_cmds: map_create' $'\tallowed_maps: array' \
+	diff -u <(printf '%s\n' "$D/t" $'\tid: ID' $'\tallowed_cmds: map_create' $'\tallowed_maps: array' \
 		$'\tallowed_progs:' $'\tallowed_attachs:' \
 		$'\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0' $'\tdenials: 0' \
-		$'\tcgroup: /bpftool-cgroup-'"$BATS_TEST_NUMBER/a") <(echo "$output")
+		$'\tcgroup: /bpftool-cgroup-'"$BATS_TEST_NUMBER/a") <(mask_ids <<<"$output")
 	run_ok -j token show "$D/t"
 	[[ $(jq -c '.[0].cgroup' <<<"$output") == "{\"id\":$id,\"path\":\"/bpftool-cgroup-$BATS_TEST_NUMBER/a\"}" ]]
 	# the last key of show's object
 	[[ $(jq -c '.[0] | keys_unsorted | .[-1]' <<<"$output") == '"cgroup"' ]]
 	show=$(jq -c '.[0]' <<<"$output")
 
-	# list says the same; create -j too
+	# list says the same, id included; create -j too
 	run_ok -j token list
 	[[ $(jq -c --arg p "$D/t" '.[] | select(.pinned == $p)' <<<"$output") == "$show" ]]
 	run_ok -j token create "$D/t2" cgroup "$CG/a/b/" cmds map_create maps array
@@ -59,12 +59,13 @@ cgroup_id() {
 	run_ok token show "$D/root"
 	[[ ${lines[-1]} == $'\tcgroup: /' ]]
 
-	# no scope: JSON null, no line (the path, the sets, uses, denials)
+	# no scope: JSON null, no line (the path, the id, the sets, uses,
+	# denials)
 	run_ok token create "$D/none" cmds map_create
 	run_ok -j token show "$D/none"
 	[[ $(jq -c '.[0].cgroup' <<<"$output") == null ]]
 	run_ok token show "$D/none"
-	[[ ${#lines[@]} == 7 && $output != *$'\tcgroup:'* ]]
+	[[ ${#lines[@]} == 8 && $output != *$'\tcgroup:'* ]]
 }
 
 @test "cgroup: a scope whose cgroup is gone shows its id, JSON path null" {

@@ -69,7 +69,7 @@ teardown() {
 }
 
 @test "create ... object: the token has exactly the sets of needs, and nobody loads the object with it" {
-	local o n=0 name extra needs
+	local o n=0 name extra needs json progs
 	# a BPF FS of this test's own on /sys/fs/bpf, where nobody may pin
 	# (libbpf pins the maps marked for pinning by name there)
 	mount -t bpf bpf /sys/fs/bpf
@@ -88,10 +88,18 @@ teardown() {
 		need "$needs"
 		extra=$(verifier_progs "$needs")
 		echo "== $o${extra:+ (verifier: $extra)}"
-		run_ok token create "$D/$name" object "$o" ${extra:+progs "$extra"}
+		# a tracing type (the object's, or the one needs adds) makes the
+		# token root-equivalent: create says so on stderr, show marks it
+		run --separate-stderr "$BPFTOOL" token create "$D/$name" object "$o" ${extra:+progs "$extra"}
+		show_run
+		[[ $status == 0 && -z $output ]]
+		json=$("$BPFTOOL" -j token show "$D/$name")
+		progs=$(jq -r '.[0].allowed_progs | join(",")' <<<"$json")
+		[[ $stderr == "$(root_equiv_warning "$progs")" ]]
+		[[ $(jq '.[0].root_equivalent' <<<"$json") == "$([[ -n $stderr ]] && echo true || echo false)" ]]
 		chmod 0666 "$D/$name"
 		# exactly what needs says, and those
-		[[ $("$BPFTOOL" -j token show "$D/$name" | jq -c '.[0] | [.allowed_cmds, .allowed_maps, (.allowed_progs | sort), .allowed_attachs]') == \
+		[[ $(jq -c '.[0] | [.allowed_cmds, .allowed_maps, (.allowed_progs | sort), .allowed_attachs]' <<<"$json") == \
 			"$("$BPFTOOL" -j token needs "$o" | jq -c --arg extra "$extra" '[.allowed_cmds, .allowed_maps,
 				(.allowed_progs + ($extra | split(",") | map(select(. != ""))) | unique), .allowed_attachs]')" ]]
 		mkdir -m 0777 "/sys/fs/bpf/pin-$name"

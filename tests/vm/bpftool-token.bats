@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The bpftool token subcommands on the patched kernel: create (from lists,
 # derived from a parent, by an unprivileged user), show and list (plain and
-# JSON, across BPF FS mounts, as a user), the depth, counters and revoked
-# state that show prints, revoke, and the bad-input matrix. Binding to a
+# JSON, across BPF FS mounts, as a user), the id, depth, counters and
+# revoked state that show prints, root-equivalent tokens (show's mark,
+# create's warning), revoke, and the bad-input matrix. Binding to a
 # user namespace: token-userns.bats; needs and create ... object:
 # bpftool-token-needs.bats; using a token with prog load and map create:
 # prog-load-token.bats.
@@ -45,19 +46,22 @@ bpffs_mount() {
 	WATCH+=("$M")
 }
 
-# plain PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of token
-# show for a token that was never used, sets given as space-separated names,
-# then LINEs (e.g. "depth: 1").
+# plain [-r] PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of
+# token show for a token that was never used, with its id masked (mask_ids),
+# sets given as space-separated names, root-equivalent with -r, then LINEs
+# (e.g. "depth: 1").
 plain() {
-	printf '%s\n\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
+	local req=
+	[[ $1 == -r ]] && { req=$'\troot-equivalent\n'; shift; }
+	printf '%s\n\tid: ID\n\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
 		"$1" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}" "${5:+ $5}"
-	printf '\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0\n\tdenials: 0\n'
+	printf '%s\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0\n\tdenials: 0\n' "$req"
 	shift $(($# < 5 ? $# : 5))
 	[[ $# == 0 ]] || printf '\t%s\n' "$@"
 }
 
-# The JSON members that follow the sets for a token that was never used, not
-# bound, not derived, not revoked
+# The JSON members that follow the sets and root_equivalent for a token that
+# was never used, not bound, not derived, not revoked
 UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false,"cgroup":null'
 
 @test "token create from lists, token show in plain text" {
@@ -68,10 +72,10 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ $(stat -c '%F %u %a' "$D/app") == "regular empty file 0 600" ]]
 
 	run_ok token show "$D/app"
-	diff -u <(plain "$D/app" "map_create prog_load btf_load" "hash array" xdp xdp) <(echo "$output")
+	diff -u <(plain "$D/app" "map_create prog_load btf_load" "hash array" xdp xdp) <(mask_ids <<<"$output")
 	# list is show
 	run_ok token list "$D/app"
-	[[ ${lines[1]} == $'\tallowed_cmds: map_create prog_load btf_load' ]]
+	[[ ${lines[2]} == $'\tallowed_cmds: map_create prog_load btf_load' ]]
 }
 
 @test "token show -j: exact keys and values" {
@@ -81,8 +85,13 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ $(jq -r 'type' <<<"$output") == array ]]
 	[[ $(jq -r 'length' <<<"$output") == 1 ]]
 	[[ $(jq -c '.[0] | keys_unsorted' <<<"$output") == \
-		'["pinned","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","uses","denials","userns","depth","revoked","cgroup"]' ]]
+		'["pinned","id","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","root_equivalent","uses","denials","userns","depth","revoked","cgroup"]' ]]
 	[[ $(jq -r '.[0].pinned' <<<"$output") == "$D/app" ]]
+	# the id: a positive integer, the one plain output prints
+	[[ $(jq '.[0].id | type == "number" and . >= 1 and . == floor' <<<"$output") == true ]]
+	id=$(jq '.[0].id' <<<"$output")
+	[[ $("$BPFTOOL" token show "$D/app" | grep -x $'\tid: [0-9]*') == $'\tid: '"$id" ]]
+	[[ $(jq -c '.[0].root_equivalent' <<<"$output") == false ]]
 	[[ $(jq -c '.[0].allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
 	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array"]' ]]
 	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["xdp"]' ]]
@@ -97,26 +106,138 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 }
 
 @test "token create: any, numbers, unknown bits and empty sets" {
-	run_ok token create "$D/t" cmds any maps 0x8000000000000006 progs 5,xdp
+	# bit 2 of progs is kprobe: root-equivalent, create warns
+	run --separate-stderr "$BPFTOOL" token create "$D/t" cmds any maps 0x8000000000000006 progs 5,xdp
+	show_run
+	[[ $status == 0 && -z $output && $stderr == "$(root_equiv_warning kprobe)" ]]
 	run_ok -j token show "$D/t"
-	[[ $(jq -c '.[0]' <<<"$output") == \
-		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[],$UNUSED_JSON}" ]]
+	[[ $(jq -c '.[0] | del(.id)' <<<"$output") == \
+		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[],\"root_equivalent\":true,$UNUSED_JSON}" ]]
 	run_ok token show "$D/t"
-	diff -u <(plain "$D/t" any "hash array 0x8000000000000000" "unspec kprobe xdp" "") \
-		<(echo "$output")
+	diff -u <(plain -r "$D/t" any "hash array 0x8000000000000000" "unspec kprobe xdp" "") \
+		<(mask_ids <<<"$output")
 	# all 64 bits, however they are written, is any
-	run_ok token create "$D/t2" cmds 0xffffffffffffffff attach any maps 18446744073709551615 progs any
+	run --separate-stderr "$BPFTOOL" token create "$D/t2" cmds 0xffffffffffffffff attach any \
+		maps 18446744073709551615 progs any
+	show_run
+	[[ $status == 0 && $stderr == "$(root_equiv_warning any)" ]]
 	run_ok -j token show "$D/t2"
-	[[ $(jq -c '[.[0][]][0:5]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"]]" ]]
+	[[ $(jq -c '[.[0] | del(.id) | .[]][0:6]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"],true]" ]]
 }
 
 @test "token create -j prints the new token as show does" {
 	run_ok -j token create "$D/t" cmds prog_load maps stack
-	[[ $(jq -c . <<<"$output") == \
-		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"prog_load\"],\"allowed_maps\":[\"stack\"],\"allowed_progs\":[],\"allowed_attachs\":[],$UNUSED_JSON}" ]]
+	[[ $(jq -c 'del(.id)' <<<"$output") == \
+		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"prog_load\"],\"allowed_maps\":[\"stack\"],\"allowed_progs\":[],\"allowed_attachs\":[],\"root_equivalent\":false,$UNUSED_JSON}" ]]
 	created=$(jq -c . <<<"$output")
 	run_ok -j token show "$D/t"
 	[[ $(jq -c '.[0]' <<<"$output") == "$created" ]]
+}
+
+@test "token show: the id, a positive integer, one per token, never reused" {
+	run_ok token create "$D/a" cmds map_create,token_create maps array
+	run_ok -j token create "$D/b" cmds map_create
+	b=$(jq .id <<<"$output")
+	run_ok -j token show "$D/a"
+	a=$(jq '.[0].id' <<<"$output")
+	[[ $(jq -n --argjson a "$a" --argjson b "$b" '[$a, $b] | all(type == "number" and . >= 1 and . == floor)') == true ]]
+	[[ $a != "$b" ]]
+	# plain says the same, right after the path
+	run_ok token show "$D/b"
+	[[ ${lines[0]} == "$D/b" && ${lines[1]} == $'\tid: '"$b" ]]
+	# list too
+	run_ok -j token list
+	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | .id]' <<<"$output") == "[$a,$b]" ]]
+	# a derived token has an id of its own
+	chmod 0666 "$D/a"
+	run_ok -u -j token create "$U/c" token "$D/a" cmds map_create
+	c=$(jq .id <<<"$output")
+	[[ $c != "$a" && $c != "$b" && $c -ge 1 ]]
+	# a token made again at the same path (maybe with the same inode
+	# number) has a new id; a revoked one keeps its id
+	run_ok token revoke "$D/b"
+	run_ok -j token create "$D/b" cmds map_create
+	[[ $(jq .id <<<"$output") != "$b" && $(jq .id <<<"$output") -ge 1 ]]
+	run_ok token revoke "$D/a"
+	run_ok -j token show "$U/c"
+	[[ $(jq -c '.[0] | [.id, .revoked]' <<<"$output") == "[$c,true]" ]]
+}
+
+@test "token show: root-equivalent tokens, plain and JSON" {
+	local t name names=()
+	# not: xdp, and the other types of a container's networking
+	run_ok token create "$D/xdp" cmds prog_load progs xdp attach xdp
+	run_ok token create "$D/net" cmds prog_load progs xdp,sched_cls,cgroup_skb,socket_filter
+	for t in xdp net; do
+		run_ok -j token show "$D/$t"
+		[[ $(jq -c '.[0].root_equivalent' <<<"$output") == false ]]
+		run_ok token show "$D/$t"
+		[[ $output != *root-equivalent* ]]
+	done
+	# each root-equivalent type alone, one with xdp, and any
+	for t in "${ROOT_EQUIV_PROGS[@]}" xdp,kprobe any; do
+		name=r-${t//,/-}
+		names+=("$name")
+		run --separate-stderr "$BPFTOOL" token create "$D/$name" cmds prog_load progs "$t"
+		show_run
+		[[ $status == 0 && -n $stderr && $stderr == "$(root_equiv_warning "$t")" ]]
+		run_ok -j token show "$D/$name"
+		[[ $(jq -c '.[0].root_equivalent' <<<"$output") == true ]]
+		# plain: one line, right after the sets
+		run_ok token show "$D/$name"
+		[[ $(grep -c root-equivalent <<<"$output") == 1 ]]
+		[[ ${lines[5]} == $'\tallowed_attachs:'* && ${lines[6]} == $'\troot-equivalent' ]]
+	done
+	diff -u <(plain -r "$D/r-any" prog_load "" any "") <(mask_ids <<<"$output")
+	# list marks the same tokens, in both forms
+	run_ok -j token list
+	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | select(.root_equivalent) | .pinned | ltrimstr($d)] | sort' <<<"$output") == \
+		"$(printf '%s\n' "${names[@]}" | jq -Rnc '[inputs] | sort')" ]]
+	[[ $(jq --arg d "$D/" '[.[] | select(.pinned | startswith($d))] | length' <<<"$output") == $((${#names[@]} + 2)) ]]
+	run_ok token list
+	[[ $(grep -c $'^\troot-equivalent$' <<<"$output") -ge ${#names[@]} ]]
+	for t in xdp net; do
+		[[ $(grep -A7 -x "$D/$t" <<<"$output") != *root-equivalent* ]]
+	done
+	for name in "${names[@]}"; do
+		[[ $(grep -A7 -x "$D/$name" <<<"$output") == *$'\n\troot-equivalent\n'* ]]
+	done
+}
+
+@test "token create: the root-equivalent warning, on stderr only, not with -j" {
+	# a tracing token: one line on stderr, nothing on stdout
+	run --separate-stderr "$BPFTOOL" token create "$D/trace" cmds prog_load,btf_load progs tracing,xdp \
+		attach trace_fentry
+	show_run
+	[[ $status == 0 && -z $output ]]
+	[[ ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Warning: token allows root-equivalent program types (tracing): their programs act on the whole system, root's commands and revocation included" ]]
+	# several types, named in the order of enum bpf_prog_type
+	run --separate-stderr "$BPFTOOL" token create "$D/kt" cmds prog_load,token_create \
+		progs lsm,tracing,kprobe,xdp
+	show_run
+	[[ $status == 0 && -z $output && ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Warning: token allows root-equivalent program types (kprobe, tracing, lsm): "* ]]
+	# an xdp token: nothing, also when derived from that parent
+	run_ok token create "$D/xdp" cmds prog_load progs xdp attach xdp
+	[[ -z $output ]]
+	run_ok token create "$D/kt-xdp" token "$D/kt" cmds prog_load progs xdp
+	[[ -z $output ]]
+	# with object: the tracing type the object needs
+	need "$PROGS/fentry_percpu.bpf.o"
+	run --separate-stderr "$BPFTOOL" token create "$D/obj" object "$PROGS/fentry_percpu.bpf.o"
+	show_run
+	[[ $status == 0 && -z $output && $stderr == "$(root_equiv_warning tracing)" ]]
+	# -j: the token as one valid JSON document on stdout, nothing on stderr
+	run --separate-stderr "$BPFTOOL" -j token create "$D/trace-j" cmds prog_load progs tracing
+	show_run
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -s length <<<"$output") == 1 ]]
+	[[ $(jq -c '[.pinned, .allowed_progs, .root_equivalent]' <<<"$output") == "[\"$D/trace-j\",[\"tracing\"],true]" ]]
+	run --separate-stderr "$BPFTOOL" -p token create "$D/trace-p" progs any
+	show_run
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -s length <<<"$output") == 1 && $(jq -c .root_equivalent <<<"$output") == true ]]
 }
 
 @test "token list: every token of the BPF FS, sorted, other objects skipped" {
@@ -128,13 +249,13 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	"$BPFTOOL" map create "$D/sub/map" type hash key 4 value 4 entries 1 name tokmap2
 
 	run_ok token list
-	mine=$(grep -A6 "^$D/" <<<"$output")
+	mine=$(grep -A7 "^$D/" <<<"$output")
 	diff -u <(plain "$D/a" prog_load; plain "$D/c" btf_load; plain "$D/sub/b" map_create) \
-		<(echo "$mine")
+		<(mask_ids <<<"$mine")
 	[[ $output != *"$D/map"* ]]
 
 	run_ok token show
-	[[ $(grep -A6 "^$D/" <<<"$output") == "$mine" ]]
+	[[ $(grep -A7 "^$D/" <<<"$output") == "$mine" ]]
 
 	run_ok -j token show "$D/c"
 	show_c=$(jq -c '.[0]' <<<"$output")
@@ -159,8 +280,9 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 		"$(jq -nc --arg a "$D/one" --arg b "$M/two" '[[$a, ["map_create"], []], [$b, ["prog_load"], ["any"]]] | sort')" ]]
 
 	run_ok token list
-	[[ $output == *"$D/one"$'\n\tallowed_cmds: map_create'* ]]
-	[[ $output == *"$M/two"$'\n\tallowed_cmds: prog_load\n\tallowed_maps: any'* ]]
+	out=$(mask_ids <<<"$output")
+	[[ $out == *"$D/one"$'\n\tid: ID\n\tallowed_cmds: map_create'* ]]
+	[[ $out == *"$M/two"$'\n\tid: ID\n\tallowed_cmds: prog_load\n\tallowed_maps: any'* ]]
 }
 
 @test "token list as a user: unreadable directories and tokens are skipped" {
@@ -198,7 +320,7 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ -z $output ]]
 	[[ $(stat -c '%u %a' "$D/u/child") == "65534 600" ]]
 	run_ok -u token show "$D/u/child"
-	diff -u <(plain "$D/u/child" map_create array "" "" "depth: 1") <(echo "$output")
+	diff -u <(plain "$D/u/child" map_create array "" "" "depth: 1") <(mask_ids <<<"$output")
 	# the same sets as the parent, given as numbers, and -j
 	run_ok -u -j token create "$D/u/same" token "$D/parent" \
 		cmds 0x1000040021 maps 6 progs 0x42 attach BPF_XDP
@@ -274,7 +396,7 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 
 	# the existing token is untouched
 	run_ok token show "$D/tok"
-	[[ ${lines[1]} == $'\tallowed_cmds: map_create' ]]
+	[[ ${lines[2]} == $'\tallowed_cmds: map_create' ]]
 }
 
 @test "show: depth of derived tokens; derivation is bounded, and stays on the parent's BPF FS" {

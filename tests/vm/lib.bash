@@ -155,6 +155,36 @@ token_uses() {
 	echo "$want"
 }
 
+# mask_ids: stdin, plain `bpftool token show` output, with the number of
+# each "id: N" line replaced by ID when it is a positive integer (a token's id
+# differs from run to run); any other id is left as it is, to fail the
+# comparison.
+mask_ids() {
+	sed -E 's/^\tid: [1-9][0-9]*$/\tid: ID/'
+}
+
+# The program types that make a token root-equivalent, as bpftool names
+# them, in the order of enum bpf_prog_type.
+ROOT_EQUIV_PROGS=(kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable
+	tracing struct_ops ext lsm)
+
+# root_equiv_warning PROGS: the warning `bpftool token create` prints on
+# stderr for a token that allows the program types PROGS (names separated by
+# ',' or spaces, or any); nothing when none of them is root-equivalent.
+root_equiv_warning() {
+	local t p list=
+	for t in "${ROOT_EQUIV_PROGS[@]}"; do
+		for p in ${1//,/ }; do
+			if [[ $p == "$t" || $p == any ]]; then
+				list+="${list:+, }$t"
+				break
+			fi
+		done
+	done
+	[[ -z $list ]] ||
+		echo "Warning: token allows root-equivalent program types ($list): their programs act on the whole system, root's commands and revocation included"
+}
+
 # corpus_objects: the BPF objects that the bpftool tests load: the
 # project's (build/progs/*.bpf.o) and Debian's XDP dispatcher and filters.
 corpus_objects() {

@@ -55,10 +55,10 @@ nobody_userns() {
 	run_ok -j token create "$D/path" userns "/proc/$NS_PID/ns/user" cmds map_create
 	[[ $(jq -r '.userns' <<<"$output") == "$NS_INO" ]]
 	run_ok token show "$D/path"
-	diff -u <(printf '%s\n' "$D/path" $'\tallowed_cmds: map_create' $'\tallowed_maps:' \
+	diff -u <(printf '%s\n' "$D/path" $'\tid: ID' $'\tallowed_cmds: map_create' $'\tallowed_maps:' \
 		$'\tallowed_progs:' $'\tallowed_attachs:' \
 		$'\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0' $'\tdenials: 0' \
-		$'\tuserns: '"$NS_INO") <(echo "$output")
+		$'\tuserns: '"$NS_INO") <(mask_ids <<<"$output")
 
 	# unbound: no userns line, null in JSON
 	run_ok token create "$D/free" cmds map_create
