@@ -7,7 +7,7 @@
  * What is attached is detached again at once.
  *
  *   attach-matrix [-t TOKEN] [-r] [-c NAME=DIR]... [-d NAME=IFNAME]...
- *                 [-n NAME=NETNS]... [-f FAMILY]...
+ *                 [-n NAME=NETNS]... [-R NAME] [-f FAMILY]...
  *
  *   -t TOKEN   load the programs through the token pinned at TOKEN
  *   -r         once the programs are loaded, unlink TOKEN (revoke it),
@@ -15,6 +15,8 @@
  *   -c, -d, -n the cgroup, network device and network namespace targets
  *              (NETNS: a path like /proc/self/ns/net, or fd:N for an
  *              inherited fd)
+ *   -R NAME    the name of the current network namespace, where the
+ *              test-run families run (default: current)
  *   -f         only these families (default: all)
  *
  * Families: cg_connect4 cg_sock_create cg_skb cg_sockopt cg_sysctl
@@ -22,7 +24,9 @@
  * xdp_link xdp_netlink tc (devices), sk_lookup flow_dissector (network
  * namespaces), fentry raw_tp tp_btf kprobe_multi lsm (the system),
  * kprobe_perf tracepoint_perf (through a perf event: perf_event_open(),
- * then a BPF_PERF_EVENT link).
+ * then a BPF_PERF_EVENT link), xdp_run_live tc_run (BPF_PROG_TEST_RUN that
+ * reaches a device of the current network namespace: XDP live frames into
+ * lo, a tc program's packet).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +48,7 @@
 /* the kernel's ENOTSUPP, which user space headers lack */
 #define ENOTSUPP_ 524
 
-enum target_kind { CGROUP, DEVICE, NETNS, SYSTEM, PERF };
+enum target_kind { CGROUP, DEVICE, NETNS, SYSTEM, PERF, RUN };
 
 struct target {
 	const char *name;
@@ -92,6 +96,8 @@ static struct family families[] = {
 		   BTF_KIND_FUNC),
 	FAMILY("kprobe_perf", PERF, KPROBE, 0, 0),
 	FAMILY("tracepoint_perf", PERF, TRACEPOINT, 0, 0),
+	FAMILY("xdp_run_live", RUN, XDP, BPF_XDP, XDP_PASS),
+	FAMILY("tc_run", RUN, SCHED_CLS, 0, 0),
 };
 
 #define NR_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -311,6 +317,25 @@ static int attach_perf(struct family *f, char *out, size_t len)
 	return 0;
 }
 
+/* BPF_PROG_TEST_RUN of @f's program on a 64-byte frame: XDP with live
+ * frames that enter lo (ifindex 1, in every network namespace), tc as is
+ */
+static int run_test(struct family *f)
+{
+	struct xdp_md ctx = { .data_end = 64, .ingress_ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	char pkt[64] = {};
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	if (f->prog_type == BPF_PROG_TYPE_XDP) {
+		opts.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
+		opts.ctx_in = &ctx;
+		opts.ctx_size_in = sizeof(ctx);
+	}
+	return ret_err(bpf_prog_test_run_opts(f->prog_fd, &opts));
+}
+
 static bool selected(const struct family *f)
 {
 	int i;
@@ -338,13 +363,13 @@ static void add_target(int kind, char *arg)
 
 int main(int argc, char **argv)
 {
-	const char *token_path = NULL;
+	const char *token_path = NULL, *run_where = "current";
 	struct btf *vmlinux;
 	bool revoke = false;
 	int token_fd = 0, opt, i, k, err;
 	char res[64];
 
-	while ((opt = getopt(argc, argv, "t:rc:d:n:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:rc:d:n:R:f:")) != -1) {
 		switch (opt) {
 		case 't':
 			token_path = optarg;
@@ -360,6 +385,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			add_target(NETNS, optarg);
+			break;
+		case 'R':
+			run_where = optarg;
 			break;
 		case 'f':
 			if (nr_only < (int)NR_FAMILIES)
@@ -428,6 +456,10 @@ int main(int argc, char **argv)
 		case PERF:
 			attach_perf(f, res, sizeof(res));
 			printf("%s system %s\n", f->name, res);
+			break;
+		case RUN:
+			printf("%s %s %s\n", f->name, run_where,
+			       err_name(run_test(f)));
 			break;
 		}
 		fflush(stdout);

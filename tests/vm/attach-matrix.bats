@@ -29,6 +29,8 @@ DEVICE_FAMILIES="xdp_link xdp_netlink tc"
 NETNS_FAMILIES="sk_lookup flow_dissector"
 SYSTEM_FAMILIES="fentry raw_tp tp_btf kprobe_multi lsm"
 PERF_FAMILIES="kprobe_perf tracepoint_perf"
+# BPF_PROG_TEST_RUN that reaches a device of the actor's network namespace
+RUN_FAMILIES="xdp_run_live tc_run"
 
 setup_file() {
 	rm -rf "$D"
@@ -72,15 +74,15 @@ matrix() {
 	shift
 	case $actor in
 	root)
-		out=$("$MATRIX" $(host_targets) "$@" 7</proc/self/ns/net) ;;
+		out=$("$MATRIX" $(host_targets) -R host "$@" 7</proc/self/ns/net) ;;
 	host)
-		out=$(as_nobody "$MATRIX" $(host_targets) "$@" 7</proc/self/ns/net) ;;
+		out=$(as_nobody "$MATRIX" $(host_targets) -R host "$@" 7</proc/self/ns/net) ;;
 	ct)
 		out=$(setpriv --reuid=$CT_OWNER --regid=$CT_OWNER --clear-groups -- \
 			unshare --user --map-root-user --net -- \
 			"$MATRIX" -c root=/sys/fs/cgroup -c scope="$CG/scope" \
 			-c below="$CG/scope/below" -c sibling="$CG/sibling" \
-			-d own=lo -n host=fd:7 -n own=/proc/self/ns/net "$@" \
+			-d own=lo -n host=fd:7 -n own=/proc/self/ns/net -R own "$@" \
 			7</proc/self/ns/net) ;;
 	esac
 }
@@ -98,7 +100,7 @@ check() {
 		fi
 	done <<<"$out"
 	for family in $CGROUP_FAMILIES $DEVICE_FAMILIES $NETNS_FAMILIES \
-		      $SYSTEM_FAMILIES $PERF_FAMILIES; do
+		      $SYSTEM_FAMILIES $PERF_FAMILIES $RUN_FAMILIES; do
 		seen=$(awk -v f="$family" '$1 == f' <<<"$out" | wc -l)
 		[[ $seen -gt 0 ]] || { echo "MISSING $actor $family"; bad=1; }
 	done
@@ -114,19 +116,20 @@ is_in() {
 
 # The rules: what ACTOR gets for FAMILY on TARGET.
 rule_root() {
-	if is_in "$1" "$PERF_FAMILIES $SYSTEM_FAMILIES $CGROUP_FAMILIES $DEVICE_FAMILIES $NETNS_FAMILIES"; then
+	if is_in "$1" "$PERF_FAMILIES $SYSTEM_FAMILIES $CGROUP_FAMILIES $DEVICE_FAMILIES $NETNS_FAMILIES $RUN_FAMILIES"; then
 		echo ok
 	fi
 }
 
 # A task without CAP_SYS_ADMIN through a live token: cgroups in the scope,
+# test runs that reach a device of its own network namespace only,
 # network targets it has CAP_NET_ADMIN over (its own, in a container),
 # the system for tracing types, perf events as perf_event_paranoid says.
 rule_token() {
 	local family=$1 target=$2
 	if is_in "$family" "$CGROUP_FAMILIES"; then
 		case $target in scope | below) echo ok ;; *) echo EPERM ;; esac
-	elif is_in "$family" "$DEVICE_FAMILIES $NETNS_FAMILIES"; then
+	elif is_in "$family" "$DEVICE_FAMILIES $NETNS_FAMILIES $RUN_FAMILIES"; then
 		case $target in own) echo ok ;; *) echo EPERM ;; esac
 	elif is_in "$family" "$SYSTEM_FAMILIES"; then
 		echo ok
@@ -164,9 +167,13 @@ rule_revoked() {
 		$3 != "EPERM" { next }
 		index(cg, " " $1 " ") { n += 2; next }
 		$1 == "xdp_link" || $1 == "sk_lookup" || $1 == "flow_dissector" { n++ }
+		$1 == "xdp_run_live" || $1 == "tc_run" { n++ }
 		END { print n + 0 }' <<<"$out")
 	[[ $want -gt 0 ]]
 	[[ $(jq '.[0].denials' <<<"$output") == "$want" ]]
+	# its tracing and LSM types reach the system (the system column):
+	# show marks it root-equivalent
+	[[ $(jq '.[0].root_equivalent' <<<"$output") == true ]]
 }
 
 @test "attach matrix: a container's root through the token attaches in the scope, to its own device and network namespace, not to the host's" {

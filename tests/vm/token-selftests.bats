@@ -84,3 +84,4 @@ run_subtest() {
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
+@test "token/token_replace_scope" { run_subtest token_replace_scope; }
