@@ -533,6 +533,25 @@ static long xdp_link(int token_fd, void *prepared)
 	return link_create_close(*(int *)prepared, xdp_ifindex, BPF_XDP);
 }
 
+/* A test run that reaches a device: one live XDP frame that enters the
+ * dummy device's stack (XDP_PASS), the token's netns check included
+ */
+static long xdp_run_live(int token_fd, void *prepared)
+{
+	struct xdp_md ctx = { .data_end = 64, .ingress_ifindex = xdp_ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+		.repeat = 1,
+	);
+	unsigned char pkt[64] = { 0 };
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	return bpf_prog_test_run_opts(*(int *)prepared, &opts);
+}
+
 static struct op ops[] = {
 	{ "map_create_array", "BPF_MAP_CREATE, array, 16 entries",
 	  NULL, map_array, close_fd, 45, false, CHILD_NOBODY },
@@ -554,6 +573,8 @@ static struct op ops[] = {
 	  cg_prog_get, cg_link, keep_prog, 60, true, CHILD_NOBODY },
 	{ "xdp_link_create", "BPF_LINK_CREATE + close, XDP on a dummy device",
 	  xdp_prog_get, xdp_link, keep_prog, 60, true, CHILD_NET_ADMIN },
+	{ "xdp_test_run_live", "BPF_PROG_TEST_RUN, one live XDP frame on a dummy device",
+	  xdp_prog_get, xdp_run_live, keep_prog, 60, true, CHILD_NET_ADMIN },
 };
 #define NR_OPS ((int)(sizeof(ops) / sizeof(ops[0])))
 
