@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
 # The bpf-token OCI hook (oci/oci-hook) on the host, without a container:
 # its installation (make install, oci/Makefile), the hooks.d file that
-# selects it, and every refusal that comes before it touches anything (one
-# "Error: bpf-token hook: ..." line, exit status 1). What it does to a real
-# container is tests/vm/oci-runtimes.bats.
+# selects it, every refusal that comes before it touches anything (one
+# "Error: bpf-token hook: ..." line, exit status 1), the host's policy as
+# far as the annotations go, and the unit tests of its parsers, its policy
+# decisions, the bounded parse of the objects, its records and teardown
+# (tests/host/oci_hook_test.py). What it does to a real container is
+# tests/vm/oci-runtimes.bats.
 
 bats_require_minimum_version 1.5.0
 
@@ -14,6 +17,8 @@ setup() {
 	mkdir -p "$BUNDLE/rootfs"
 	echo '{"ociVersion": "1.0.2", "root": {"path": "rootfs"}}' >"$BUNDLE/config.json"
 	SLEEP_PID=
+	# the host's policy: none (the defaults) unless a test writes one
+	export BPF_TOKEN_OCI_POLICY=$BATS_TEST_TMPDIR/oci-policy
 }
 
 teardown() {
@@ -111,7 +116,7 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 	SLEEP_PID=$!
 	PID=$SLEEP_PID
 	refused 'the container has no user namespace of its own' createRuntime \
-		org.bpf-token.maps=array
+		org.bpf-token.objects=/a.bpf.o
 }
 
 @test "oci hook: bad states and stages are refused in one line" {
@@ -122,12 +127,87 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 	run --separate-stderr "$HOOK" createRuntime < <(state org.bpf-token.maps=array |
 		jq -c '.bundle = "relative"')
 	[[ $status == 1 && $stderr == *'unusable bundle path "relative"'* ]]
-	run --separate-stderr "$HOOK" createRuntime < <(PID=0 state org.bpf-token.maps=array)
+	run --separate-stderr "$HOOK" createRuntime < <(PID=0 state org.bpf-token.objects=/a.bpf.o)
 	[[ $status == 1 && $stderr == *'no container process in the container state (pid 0)'* ]]
 	run --separate-stderr "$HOOK" startContainer < <(state)
-	[[ $status == 1 && $stderr == 'Error: bpf-token hook: unknown stage startContainer (createRuntime or poststop)' ]]
+	[[ $status == 1 && $stderr == 'Error: bpf-token hook: unknown stage startContainer (createRuntime, prestart or poststop)' ]]
 	run --separate-stderr "$HOOK" < <(state | jq -c '.status = "running"')
 	[[ $status == 1 && $stderr == *'cannot tell the stage from status "running"'* ]]
 	run --separate-stderr "$HOOK" a b
 	[[ $status == 2 && $stderr == usage:* ]]
+}
+
+@test "oci hook: prestart is createRuntime under its older name" {
+	run --separate-stderr "$HOOK" prestart < <(state org.example.other=1)
+	[[ $status == 0 && -z $output && -z $stderr ]]
+	refused 'unknown annotation org.bpf-token.map ' prestart org.bpf-token.map=array
+	PID=0 refused 'no container process in the container state (pid 0)' prestart \
+		org.bpf-token.objects=/a.bpf.o
+}
+
+@test "oci hook: more than 64 objects are refused in one line, not cut" {
+	local objs=/o0.bpf.o i
+	for ((i = 1; i < 65; i++)); do objs+=":/o$i.bpf.o"; done
+	refused 'org.bpf-token.objects: 65 objects, more than 64' createRuntime "org.bpf-token.objects=$objs"
+	# 64: on to the container (here: none)
+	PID=0 refused 'no container process' createRuntime "org.bpf-token.objects=${objs%:/o64.bpf.o}"
+}
+
+@test "oci hook: policy: an image's explicit sets count only when the policy trusts annotations" {
+	# the attack: an image asks for a kprobe token through its annotations;
+	# by default they are ignored, and alone they ask for nothing
+	refused "org.bpf-token.objects is needed: the policy does not trust the explicit sets of annotations (trust-annotations no)" \
+		createRuntime org.bpf-token.cmds=prog_load org.bpf-token.progs=kprobe
+	# trusted, still bounded by the policy: refused before anything is done
+	echo 'trust-annotations yes' >"$BPF_TOKEN_OCI_POLICY"
+	refused 'policy refuses progs kprobe (root-equivalent; org.bpf-token.progs)' createRuntime \
+		org.bpf-token.cmds=prog_load org.bpf-token.progs=xdp,kprobe
+	refused 'policy refuses progs any (includes root-equivalent types; org.bpf-token.progs)' \
+		createRuntime org.bpf-token.progs=any
+	refused 'policy refuses progs BPF_PROG_TYPE_LSM (root-equivalent; org.bpf-token.progs)' \
+		createRuntime org.bpf-token.progs=BPF_PROG_TYPE_LSM
+	refused 'policy refuses verifier relaxed (org.bpf-token.verifier)' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.verifier=relaxed
+	printf 'trust-annotations yes\nmaps array\n' >"$BPF_TOKEN_OCI_POLICY"
+	refused "policy refuses maps stack (not in the policy's maps; org.bpf-token.maps)" createRuntime \
+		org.bpf-token.maps=array,stack
+	# the control: what the policy allows goes on to the container (here:
+	# a process without a user namespace of its own)
+	sleep 100 3>&- &
+	SLEEP_PID=$!
+	PID=$SLEEP_PID refused 'the container has no user namespace of its own' createRuntime \
+		org.bpf-token.cmds=prog_load org.bpf-token.progs=xdp org.bpf-token.maps=array
+}
+
+@test "oci hook: policy: objects none refuses every object; a bad policy file fails the start in one line" {
+	echo 'objects none' >"$BPF_TOKEN_OCI_POLICY"
+	refused 'policy refuses org.bpf-token.objects (objects none)' createRuntime \
+		org.bpf-token.objects=/a.bpf.o
+	echo 'progs xdp kprobe' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY:1: progs takes one value" createRuntime org.bpf-token.objects=/a.bpf.o
+	printf '# ok\nprogs xdp,kprobe\n' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY: progs names root-equivalent types (kprobe): allow them with \"root-equivalent yes\"" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	echo 'trust-annotations perhaps' >"$BPF_TOKEN_OCI_POLICY"
+	refused 'trust-annotations perhaps: no or yes expected' createRuntime org.bpf-token.objects=/a.bpf.o
+	echo 'objects image' >"$BPF_TOKEN_OCI_POLICY"
+	chmod 0666 "$BPF_TOKEN_OCI_POLICY"
+	refused "policy $BPF_TOKEN_OCI_POLICY: writable by others than root (owner 0, mode 0666)" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	# a container without our annotations never reads it
+	run --separate-stderr "$HOOK" createRuntime < <(state org.example.other=1)
+	[[ $status == 0 && -z $stderr ]]
+	# the guide's example policy is one the hook takes
+	cp "$TOP/Documentation/examples/oci-policy" "$BPF_TOKEN_OCI_POLICY"
+	chmod 0644 "$BPF_TOKEN_OCI_POLICY"
+	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o
+}
+
+@test "oci hook: unit tests of its parsers, policy, bounded parse of the objects, records and teardown" {
+	run /usr/bin/python3 "$TOP/tests/host/oci_hook_test.py" -v
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[-1]} == OK ]]
+	# none skipped: the suite runs as root
+	[[ $output != *skipped* ]]
 }

@@ -13,6 +13,16 @@
 # is deleted, the token is revoked and the BPF FS is gone. Then: a container
 # without the annotations is left alone, and bad annotations stop the
 # container from being created, leaving nothing behind.
+#
+# The annotations are an image's as much as the operator's: what the host's
+# policy refuses (a root-equivalent program type, by default; a map type the
+# guide's example policy does not list; an image's explicit sets, ignored
+# unless the policy trusts annotations) stops the container with one line,
+# beside a control that gets its token; the parse of the objects is
+# unprivileged and bounded in time; a symbolic link the container puts in
+# the place of its token is not followed at delete; the poststop of another
+# runtime's container of the same id leaves the live one's token alone; the
+# token's BPF FS propagates to no other mount namespace.
 
 setup_file() {
 	load lib
@@ -48,11 +58,20 @@ setup() {
 	RT=
 	PM=()
 	HOLD_PID=
+	VICTIM=
+	WATCH_PID=
+	SHARED_RUN=
 	MOUNTS_BEFORE=$(oci_bpf_mounts)
+	# the host's policy: none (the defaults) unless the test writes one
+	POLICY=$B/oci-policy
+	export OCI_HOOK_ENV="BPF_TOKEN_OCI_POLICY=$POLICY"
 }
 
 teardown() {
 	[[ -z $HOLD_PID ]] || kill "$HOLD_PID" 2>/dev/null || true
+	[[ -z $VICTIM ]] || rm -f "$VICTIM"
+	[[ -z $WATCH_PID ]] || kill "$WATCH_PID" 2>/dev/null || true
+	[[ -z $SHARED_RUN ]] || mount --make-private /run
 	local id
 	[[ ${#PM[@]} == 0 ]] || "${PM[@]}" rm --force "$ID" >/dev/null 2>&1 </dev/null || true
 	for id in "$ID" "${ID}b"; do
@@ -279,7 +298,7 @@ refused() {
 
 @test "crun: an object that is not a BPF object: not created, nothing left" {
 	refused crun "org.bpf-token.objects=/etc/hostname" \
-		"bpftool token create: "
+		"bpftool token needs: object /etc/hostname is not an ELF file"
 }
 
 @test "crun: a token path whose directory is not in the container: not created, nothing left" {
@@ -293,6 +312,9 @@ refused() {
 }
 
 @test "crun: an unknown map type in a set: bpftool's error, not created, nothing left" {
+	# (a policy that trusts the annotations' explicit sets: bpftool reads them
+	# once the BPF FS is mounted)
+	echo 'trust-annotations yes' >"$POLICY"
 	refused crun org.bpf-token.cmds=map_create org.bpf-token.maps=array,hashh \
 		"bpftool token create: "
 }
@@ -317,6 +339,216 @@ refused() {
 	run crun delete -f "$ID"
 	[[ $status == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$ID ]]
+	RT=
+}
+
+@test "runc: the default policy refuses an object that needs kprobe (root-equivalent): not created, nothing left" {
+	refused runc "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/kprobe_ringbuf.bpf.o" \
+		'policy refuses progs kprobe (root-equivalent; org.bpf-token.objects)'
+}
+
+@test "crun: the default policy refuses an XDP object that reads kernel memory (tracepoint): not created, nothing left" {
+	refused crun "org.bpf-token.objects=$PROGS/xdp_read_kernel.bpf.o" \
+		'policy refuses progs tracepoint (root-equivalent; org.bpf-token.objects)'
+}
+
+# token_of ID: `bpftool -j token show` of container ID's token, one object
+token_of() {
+	"$BPFTOOL" -j token show "/run/bpf-token/oci/$1/token" | jq -c '.[0]'
+}
+
+@test "runc: an image's explicit sets are ignored by default: its token allows what its objects need, not kprobe" {
+	local tok
+	RT=runc
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" org.bpf-token.progs=kprobe,tracing \
+		org.bpf-token.maps=any org.bpf-token.cmds=any
+	create runc
+	[[ $status == 0 ]]
+	tok=$(token_of "$ID")
+	echo "$tok"
+	[[ $(jq -c .allowed_progs <<<"$tok") == '["xdp"]' ]]
+	[[ $(jq -c .allowed_maps <<<"$tok") == '["array"]' ]]
+	[[ $(jq -c '.allowed_cmds | sort' <<<"$tok") == '["btf_load","map_create","prog_load"]' ]]
+	[[ $(jq .root_equivalent <<<"$tok") == false ]]
+	# trusted by the policy, the same request is refused: kprobe is
+	# root-equivalent
+	run runc delete -f "$ID"
+	[[ $status == 0 ]]
+	echo 'trust-annotations yes' >"$POLICY"
+	refused runc "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" org.bpf-token.progs=kprobe,tracing \
+		'policy refuses progs kprobe, tracing (root-equivalent; org.bpf-token.progs)'
+}
+
+@test "crun: the relaxed verifier: given when the policy allows it and trusts the annotation that asks, refused otherwise" {
+	local tok
+	printf 'trust-annotations yes\nverifier relaxed\n' >"$POLICY"
+	RT=crun
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" org.bpf-token.verifier=relaxed
+	create crun
+	[[ $status == 0 ]]
+	tok=$(token_of "$ID")
+	echo "$tok"
+	[[ $(jq .relaxed_verifier <<<"$tok") == true && $(jq -c .allowed_progs <<<"$tok") == '["xdp"]' ]]
+	run crun delete -f "$ID"
+	[[ $status == 0 ]]
+	echo 'trust-annotations yes' >"$POLICY"
+	refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" org.bpf-token.verifier=relaxed \
+		'policy refuses verifier relaxed (org.bpf-token.verifier)'
+}
+
+@test "crun: the guide's example policy: the scenario's objects get their token, a STACK map is refused" {
+	local tok
+	cp "$TOP/Documentation/examples/oci-policy" "$POLICY"
+	RT=crun
+	oci_bundle "$B" "$ID" "$(objects_annotation)"
+	create crun
+	[[ $status == 0 ]]
+	tok=$(token_of "$ID")
+	echo "$tok"
+	[[ $(jq -c '.allowed_progs | sort' <<<"$tok") == '["cgroup_skb","xdp"]' ]]
+	run crun delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/xdp_stack.bpf.o" \
+		"policy refuses maps stack (not in the policy's maps; org.bpf-token.objects)"
+}
+
+# fake_bpftool SCRIPT: $B/bpftool, a shell script the hook runs for bpftool
+# (BPF_TOKEN_BPFTOOL in its environment)
+fake_bpftool() {
+	printf '#!/bin/sh\n%s\n' "$1" >"$B/bpftool"
+	chmod 0755 "$B/bpftool"
+	OCI_HOOK_ENV+=" BPF_TOKEN_BPFTOOL=$B/bpftool"
+}
+
+@test "runc: the objects' parse runs as the container's root, without capabilities, and hangs 10 s at most: not created, nothing left" {
+	local t0 t1
+	# what the parse runs as, in its error line
+	fake_bpftool 'echo "Error: as $(id -u):$(id -g) groups $(id -G) $(grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status | tr -s "\t\n" "  ")" >&2; exit 1'
+	refused runc "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		"bpftool token needs: as $OCI_UID:$OCI_UID groups $OCI_UID CapEff: 0000000000000000 CapBnd: 0000000000000000 NoNewPrivs: 1"
+	# an object whose parse never ends
+	fake_bpftool 'exec sleep 1000'
+	t0=$(date +%s)
+	refused runc "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		'bpftool token needs: stopped after more than 10 s (limits: 10 s, 10 s of CPU, 512 MiB, 1 MiB of output)'
+	t1=$(date +%s)
+	echo "refused after $((t1 - t0)) s"
+	((t1 - t0 < 40))
+}
+
+@test "crun: an objects' parse that crashes: not created, nothing left" {
+	fake_bpftool 'kill -SEGV $$'
+	refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		'bpftool token needs: killed by SIGSEGV (limits: '
+}
+
+@test "runc: the container puts a symbolic link to a host token in the place of its own: delete does not follow it" {
+	local pid
+	RT=runc
+	# a token of the host, root's
+	VICTIM=/sys/fs/bpf/oci-victim-$BATS_TEST_NUMBER
+	"$BPFTOOL" token create "$VICTIM" maps array
+	oci_hold_token "$VICTIM"
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	create runc
+	[[ $status == 0 ]]
+	run runc start "$ID"
+	[[ $status == 0 ]]
+	run ct sh -c "rm /sys/fs/bpf/token && ln -s $VICTIM /sys/fs/bpf/token && ls -l /sys/fs/bpf/token"
+	echo "$output"
+	[[ $status == 0 && $output == *"token -> $VICTIM" ]]
+	pid=$(oci_pid runc "$ID")
+	runc kill "$ID" KILL
+	for ((i = 0; i < 50; i++)); do
+		[[ $(runc state "$ID" | jq -r .status) == stopped ]] && break
+		sleep 0.2
+	done
+	run runc delete "$ID"
+	echo "delete: $output"
+	[[ $status == 0 ]]
+	# the host's token is there and live; the container's is gone
+	[[ -e $VICTIM && $(oci_revoked) == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	[[ ! -e /proc/$pid ]]
+	RT=
+}
+
+@test "runc and crun, one container id: the second is refused; its poststop leaves the first's token live" {
+	local b2=${B}b
+	RT=runc
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	create runc
+	[[ $status == 0 ]]
+	oci_hold_token "/run/bpf-token/oci/$ID/token"
+	# crun, a container of the same id (its own state directory; a cgroup
+	# of its own)
+	mkdir -p -m 0755 "$b2"
+	oci_bundle "$b2" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	jq --arg cg "/$OCI_CGROUP/${ID}b" '.linux.cgroupsPath = $cg' "$b2/config.json" >"$b2/config.new"
+	mv "$b2/config.new" "$b2/config.json"
+	status=0
+	crun create --bundle "$b2" "$ID" </dev/null >"$b2/stdout" 2>"$b2/stderr" 3>&- || status=$?
+	echo "crun create: $status $(<"$b2/stderr") hook: $(cat "$b2/hook.err" 2>/dev/null)"
+	[[ $status != 0 ]]
+	run crun state "$ID"
+	[[ $status != 0 ]]
+	# the poststop crun would run for its (stopped) container of that id
+	run "$OCI_HOOK" poststop < <(jq -nc --arg id "$ID" --arg b "$b2" \
+		'{ociVersion: "1.0.2", id: $id, status: "stopped", pid: 0, bundle: $b}')
+	echo "poststop: $status $output"
+	[[ $status == 0 && -z $output ]]
+	[[ $(oci_revoked) == 0 ]]
+	[[ -e /run/bpf-token/oci/$ID/token && -e /run/bpf-token/oci-records/$ID ]]
+	# crun's container was refused in one line that says why
+	grep -q "Error: bpf-token hook: a container with id $ID has a token already (process $(oci_pid runc "$ID");" "$b2/hook.err"
+	# runc's own delete revokes it
+	run runc delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ $(oci_revoked) == 1 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	RT=
+}
+
+@test "runc: the token's BPF FS is private: a mount namespace that receives the host's /run does not get it" {
+	local pid line n
+	RT=runc
+	# a host whose /run propagates, as systemd's does, and a mount namespace
+	# that receives what is mounted there (a service's, with PrivateTmp=)
+	mount --make-shared /run
+	SHARED_RUN=1
+	unshare --mount --propagation slave sleep 1000 3>&- &
+	WATCH_PID=$!
+	for ((n = 0; n < 50; n++)); do
+		[[ $(readlink "/proc/$WATCH_PID/ns/mnt") != "$(readlink /proc/self/ns/mnt)" ]] && break
+		sleep 0.1
+	done
+	# (the control: a mount under /run reaches it)
+	mkdir -p "/run/oci-prop-$BATS_TEST_NUMBER"
+	mount -t tmpfs none "/run/oci-prop-$BATS_TEST_NUMBER"
+	n=$(awk -v p="/run/oci-prop-$BATS_TEST_NUMBER" '$5 == p' "/proc/$WATCH_PID/mountinfo" | wc -l)
+	umount "/run/oci-prop-$BATS_TEST_NUMBER"
+	rmdir "/run/oci-prop-$BATS_TEST_NUMBER"
+	[[ $n == 1 ]]
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	create runc
+	[[ $status == 0 ]]
+	# here, the token's BPF FS, private; there, nothing
+	line=$(awk -v p="/run/bpf-token/oci/$ID" '$5 == p' /proc/self/mountinfo)
+	echo "host: $line"
+	[[ $line == *" - bpf "* && $line != *shared:* && $line != *master:* ]]
+	n=$(awk -v p="/run/bpf-token/oci/$ID" '$5 == p' "/proc/$WATCH_PID/mountinfo" | wc -l)
+	[[ $n == 0 ]]
+	# in the container: private too
+	pid=$(oci_pid runc "$ID")
+	line=$(awk '$5 == "/sys/fs/bpf"' "/proc/$pid/mountinfo" | tail -n 1)
+	echo "container: $line"
+	[[ $line == *" - bpf "* && $line != *shared:* && $line != *master:* ]]
+	run runc delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 	RT=
 }
 

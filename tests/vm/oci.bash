@@ -31,10 +31,10 @@ oci_install() {
 oci_rootfs() {
 	local d=$1 p
 	mkdir -p "$d"
-	ln -s usr/bin "$d/bin"
-	ln -s usr/sbin "$d/sbin"
-	ln -s usr/lib "$d/lib"
-	ln -s usr/lib64 "$d/lib64"
+	ln -sfn usr/bin "$d/bin"
+	ln -sfn usr/sbin "$d/sbin"
+	ln -sfn usr/lib "$d/lib"
+	ln -sfn usr/lib64 "$d/lib64"
 	# every mount point, made by root now: the runtime makes missing ones
 	# as the container's root, who may not write here
 	for p in usr etc proc sys dev tmp run host-cgroup "$TOP" "$BUILD"; do
