@@ -26,6 +26,7 @@
 #include "main.h"
 #include "token_formats.h"
 #include "token_needs.h"
+#include "token_trial.h"
 
 static const char * const token_use_names[] = {
 	[TOKEN_USE_MAP_CREATE]		= "map_create",
@@ -99,6 +100,7 @@ static void print_token_json(const struct token_desc *desc)
 	print_sets_json(desc->sets);
 	jsonw_bool_field(json_wtr, "root_equivalent",
 			 token_root_equiv_progs(desc->sets[TOKEN_SET_PROGS]));
+	jsonw_bool_field(json_wtr, "relaxed_verifier", desc->relaxed_verifier);
 	if (desc->has_state) {
 		jsonw_name(json_wtr, "uses");
 		jsonw_start_object(json_wtr);
@@ -130,6 +132,8 @@ static void print_token_plain(FILE *f, const struct token_desc *desc)
 	print_sets_plain(f, desc->sets);
 	if (token_root_equiv_progs(desc->sets[TOKEN_SET_PROGS]))
 		fprintf(f, "\troot-equivalent\n");
+	if (desc->relaxed_verifier)
+		fprintf(f, "\tverifier: relaxed\n");
 	if (!desc->has_state)
 		return;
 
@@ -275,8 +279,99 @@ static void print_kmem_plain(const struct token_needs *n)
 	}
 }
 
+/* "relaxed_verifier": {"needed": true, false or null (unknown), "programs":
+ * [{"object": OBJ, "name": NAME, "reason": MESSAGE}, ...], "unknown": WHY or
+ * null}
+ */
+static void print_trial_json(const struct token_trial *t)
+{
+	size_t i;
+
+	jsonw_name(json_wtr, "relaxed_verifier");
+	jsonw_start_object(json_wtr);
+	jsonw_name(json_wtr, "needed");
+	if (t->cnt || !t->unknown)
+		jsonw_bool(json_wtr, t->cnt);
+	else
+		jsonw_null(json_wtr);
+	jsonw_name(json_wtr, "programs");
+	jsonw_start_array(json_wtr);
+	for (i = 0; i < t->cnt; i++) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "object", t->progs[i].object);
+		jsonw_string_field(json_wtr, "name", t->progs[i].name);
+		jsonw_string_field(json_wtr, "reason", t->progs[i].reason);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	if (t->unknown)
+		jsonw_string_field(json_wtr, "unknown", t->unknown);
+	else
+		jsonw_null_field(json_wtr, "unknown");
+	jsonw_end_object(json_wtr);
+}
+
+/* One line per program that needs the relaxed verifier, "verifier: relaxed
+ * (program 'p': MESSAGE)", and one for what the trial could not tell,
+ * "verifier: unknown (WHY)"
+ */
+static void print_trial_plain(const struct token_trial *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cnt; i++)
+		printf("\tverifier: relaxed (program '%s': %s)\n",
+		       t->progs[i].name, t->progs[i].reason);
+	if (t->unknown)
+		printf("\tverifier: unknown (%s)\n", t->unknown);
+}
+
+/* "program 'a' (MESSAGE), program 'b' (MESSAGE)": the programs of @t that
+ * need the relaxed verifier, NULL when out of memory
+ */
+static char *trial_progs_str(const struct token_trial *t)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (i = 0; i < t->cnt; i++)
+		fprintf(f, "%sprogram '%s' (%s)", i ? ", " : "",
+			t->progs[i].name, t->progs[i].reason);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The formats configure mainline kernels, whose tokens have no relaxed
+ * verifier: one line on stderr (none with -j) when the objects need it, or
+ * when the trial could not tell.
+ */
+static void note_trial_format(const struct token_trial *t,
+			      enum token_format fmt)
+{
+	char *progs;
+
+	if (t->cnt) {
+		progs = trial_progs_str(t);
+		p_info("Note: the %s format has no relaxed verifier, which %s need%s: the loader needs CAP_PERFMON, or the token a tracing program type, instead",
+		       token_format_names[fmt], progs ?: "the objects",
+		       t->cnt > 1 ? "" : "s");
+		free(progs);
+	}
+	if (t->unknown)
+		p_info("Note: the %s format has no relaxed verifier, and whether the objects need it is unknown: %s",
+		       token_format_names[fmt], t->unknown);
+}
+
 static int do_needs(int argc, char **argv)
 {
+	struct token_trial trial = {};
 	struct token_needs n = {};
 	int i, fmt = -1, err = 0;
 
@@ -303,11 +398,15 @@ static int do_needs(int argc, char **argv)
 		err = token_needs_add_file(&n, argv[i]);
 	if (!err)
 		err = token_needs_add_tracing(&n, n.sets[TOKEN_SET_PROGS]);
+	if (!err)
+		err = token_trial_run(&trial, &n, n.sets[TOKEN_SET_PROGS]);
 	if (err)
 		goto out;
 
 	if (fmt >= 0) {
 		err = print_needs_format(&n, fmt);
+		if (!err)
+			note_trial_format(&trial, fmt);
 	} else if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_name(json_wtr, "objects");
@@ -318,6 +417,7 @@ static int do_needs(int argc, char **argv)
 		print_sets_json(n.sets);
 		jsonw_bool_field(json_wtr, "cgroup_scope_needed", n.cgroup_scope);
 		print_kmem_json(&n);
+		print_trial_json(&trial);
 		jsonw_end_object(json_wtr);
 	} else {
 		for (i = 0; i < argc; i++)
@@ -326,9 +426,11 @@ static int do_needs(int argc, char **argv)
 		if (n.cgroup_scope)
 			printf("\tcgroup: needed to attach (create the token with \"cgroup CGROUP\")\n");
 		print_kmem_plain(&n);
+		print_trial_plain(&trial);
 	}
 
 out:
+	token_trial_free(&trial);
 	token_needs_free(&n);
 	return err;
 }
@@ -343,8 +445,11 @@ struct create_args {
 	int userns_fd;
 	const char *cgroup;	/* cgroup CGROUP */
 	int cgroup_fd;
+	const char *verifier;	/* verifier VERIFIER */
+	bool relaxed;		/* BPF_F_TOKEN_RELAXED_VERIFIER */
 	__u64 sets[__TOKEN_SET_MAX];
 	struct token_needs needs;	/* of the objects */
+	struct token_trial trial;	/* of the objects, without verifier */
 };
 
 static bool is_create_keyword(const char *arg)
@@ -356,7 +461,8 @@ static bool is_create_keyword(const char *arg)
 			return true;
 
 	return !strcmp(arg, "token") || !strcmp(arg, "userns") ||
-	       !strcmp(arg, "cgroup") || !strcmp(arg, "object");
+	       !strcmp(arg, "cgroup") || !strcmp(arg, "verifier") ||
+	       !strcmp(arg, "object");
 }
 
 /* Open the user namespace @ns: a PID, or the path of a namespace file such
@@ -411,7 +517,7 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
 		if (is_prefix(kw, token_sets[i].keyword))
 			break;
 	if (i == __TOKEN_SET_MAX) {
-		p_err("expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach' or 'object', got: '%s' " TOKEN_HELP_HINT,
+		p_err("expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach', 'verifier' or 'object', got: '%s' " TOKEN_HELP_HINT,
 		      kw);
 		return -1;
 	}
@@ -504,6 +610,19 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 				a->cgroup_fd = token_cgroup_open(a->cgroup);
 			if (!a->cgroup || a->cgroup_fd < 0)
 				return -1;
+		} else if (is_prefix(kw, "verifier")) {
+			a->verifier = keyword_arg(kw, a->verifier, "verifier mode",
+						  "verifier mode (relaxed or strict)",
+						  &argc, &argv);
+			if (!a->verifier)
+				return -1;
+			if (!strcmp(a->verifier, "relaxed")) {
+				a->relaxed = true;
+			} else if (strcmp(a->verifier, "strict")) {
+				p_err("unknown verifier mode '%s': expected 'relaxed' or 'strict' " TOKEN_HELP_HINT,
+				      a->verifier);
+				return -1;
+			}
 		} else if (is_prefix(kw, "object")) {
 			/* may be repeated */
 			obj = keyword_arg(kw, NULL, "object file", "object file",
@@ -584,8 +703,11 @@ static void explain_create_error(int err, const struct create_args *a)
 		break;
 	case EPERM:
 		if (parent)
-			p_err("can't create token %s: parent token %s does not allow token_create or everything requested%s%s%s%s%s%s",
+			p_err("can't create token %s: parent token %s does not allow token_create or everything requested%s%s%s%s%s%s%s",
 			      path, parent,
+			      !a->relaxed ? "" : a->trial.cnt ?
+			      " (the relaxed verifier included, which the objects need)" :
+			      " (the relaxed verifier included)",
 			      a->ns ? ", or user namespace " : "", a->ns ?: "",
 			      a->ns ? " is not within the parent's" : "",
 			      a->cgroup ? ", or cgroup " : "", a->cgroup ?: "",
@@ -618,6 +740,7 @@ static void explain_create_error(int err, const struct create_args *a)
 		/* An unknown command also says EINVAL */
 		p_err("can't create token %s: %s (does the kernel support %s?)",
 		      path, strerror(err),
+		      a->relaxed ? "the relaxed verifier of BPF tokens" :
 		      a->cgroup ? "scoping BPF tokens to a cgroup" : a->ns ?
 		      "binding BPF tokens to a user namespace" : "BPF tokens");
 		break;
@@ -639,6 +762,27 @@ static void warn_root_equiv(__u64 progs)
 	token_mask_snprintf(names, sizeof(names), TOKEN_SET_PROGS, progs, ", ");
 	p_info("Warning: token allows root-equivalent program types (%s): their programs act on the whole system, root's commands and revocation included",
 	       names);
+}
+
+/* One line on stderr (none with -j) for a token with the relaxed verifier:
+ * what it exposes, and which programs of the objects need it; one when the
+ * trial could not tell whether they need it.
+ */
+static void warn_verifier(const struct create_args *a)
+{
+	char *progs;
+
+	if (a->trial.cnt) {
+		progs = trial_progs_str(&a->trial);
+		p_info("Warning: token has the relaxed verifier, which %s need%s: its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations",
+		       progs ?: "the objects", a->trial.cnt > 1 ? "" : "s");
+		free(progs);
+	} else if (a->relaxed) {
+		p_info("Warning: token has the relaxed verifier: its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations");
+	}
+	if (a->trial.unknown)
+		p_info("Warning: can't tell whether the objects need 'verifier relaxed': %s",
+		       a->trial.unknown);
 }
 
 static int do_create(int argc, char **argv)
@@ -675,6 +819,14 @@ static int do_create(int argc, char **argv)
 		opts.token_flags |= BPF_F_TOKEN_CGROUP;
 		opts.cgroup_fd = a.cgroup_fd;
 	}
+	/* what the objects need of the verifier, unless it was given */
+	if (!a.verifier &&
+	    token_trial_run(&a.trial, &a.needs, a.sets[TOKEN_SET_PROGS]))
+		goto out;
+	if (a.trial.cnt)
+		a.relaxed = true;
+	if (a.relaxed)
+		opts.token_flags |= BPF_F_TOKEN_RELAXED_VERIFIER;
 
 	err = bpf_token_create(dir_fd, base, &opts);
 	if (err) {
@@ -683,6 +835,7 @@ static int do_create(int argc, char **argv)
 		goto out;
 	}
 	warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
+	warn_verifier(&a);
 
 	/* -j prints what the kernel stored, read back from the pin */
 	if (json_output) {
@@ -701,6 +854,7 @@ out:
 	if (dir_fd >= 0)
 		close(dir_fd);
 	free(base);
+	token_trial_free(&a.trial);
 	token_needs_free(&a.needs);
 	return err;
 }
@@ -931,7 +1085,7 @@ static int do_help(int argc, char **argv)
 	fprintf(stderr,
 		"Usage: %1$s %2$s create PATH [token PARENT] [userns NS] [cgroup CGROUP] \\\n"
 		"                          [cmds LIST] [maps LIST] [progs LIST] \\\n"
-		"                          [attach LIST] [object OBJ]...\n"
+		"                          [attach LIST] [verifier VERIFIER] [object OBJ]...\n"
 		"       %1$s %2$s { show | list } [PATH]\n"
 		"       %1$s %2$s needs OBJ [OBJ...] [format FORMAT]\n"
 		"       %1$s %2$s revoke PATH\n"
@@ -940,6 +1094,7 @@ static int do_help(int argc, char **argv)
 		"       PARENT := path of a pinned token that allows token_create\n"
 		"       NS := { PID | path of a user namespace, e.g. /proc/PID/ns/user }\n"
 		"       CGROUP := path of a cgroup v2 directory\n"
+		"       VERIFIER := { strict | relaxed }\n"
 		"       OBJ := path of a BPF object file (ELF)\n"
 		"       FORMAT := { mount | incus | lxd | systemd }\n"
 		"       LIST := { any | ITEM[,ITEM...] }, ':' also separates ITEMs\n"

@@ -38,6 +38,10 @@ struct token_desc {
 	__u64 userns_ino;
 	__u32 flags;
 	__u32 depth;
+	/* made with the relaxed verifier (false where the kernel does not
+	 * say)
+	 */
+	bool relaxed_verifier;
 	/* and the cgroup scope, on a kernel that has it */
 	bool has_cgroup;
 	__u64 cgroup_id;

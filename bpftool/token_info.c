@@ -47,6 +47,7 @@ static void token_info_to_desc(const struct bpf_token_info *info, __u32 len,
 	desc->userns_ino = info->userns_ino;
 	desc->flags = info->flags;
 	desc->depth = info->depth;
+	desc->relaxed_verifier = info->flags & BPF_TOKEN_INFO_RELAXED_VERIFIER;
 
 	desc->has_cgroup = len >= field_end(struct bpf_token_info, cgroup_id);
 	desc->cgroup_id = desc->has_cgroup ? info->cgroup_id : 0;

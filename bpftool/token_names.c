@@ -83,16 +83,11 @@ const struct token_set_desc token_sets[__TOKEN_SET_MAX] = {
 	{ "attach", "allowed_attachs", "ATTACH_TYPE", "attach type",  "bpf_" },
 };
 
-/* The one list of the root-equivalent program types (token_names.h) */
-#define ROOT_EQUIV_PROGS				\
-	(1ULL << BPF_PROG_TYPE_KPROBE |			\
-	 1ULL << BPF_PROG_TYPE_TRACEPOINT |		\
-	 1ULL << BPF_PROG_TYPE_PERF_EVENT |		\
-	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT |		\
-	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE |	\
-	 1ULL << BPF_PROG_TYPE_TRACING |		\
-	 1ULL << BPF_PROG_TYPE_LSM |			\
-	 1ULL << BPF_PROG_TYPE_STRUCT_OPS |		\
+/* The root-equivalent program types (token_names.h): the tracing types,
+ * and struct_ops and ext, which act on the whole system too
+ */
+#define ROOT_EQUIV_PROGS						\
+	(TOKEN_TRACING_PROGS | 1ULL << BPF_PROG_TYPE_STRUCT_OPS |	\
 	 1ULL << BPF_PROG_TYPE_EXT)
 
 __u64 token_root_equiv_progs(__u64 progs)

@@ -44,6 +44,20 @@ const char *token_set_what(enum token_set set);
  */
 const char *token_bit_name(enum token_set set, unsigned int bit);
 
+/* The program types that read kernel memory by design (kprobe,
+ * tracepoint, perf_event, raw_tracepoint, raw_tracepoint_writable,
+ * tracing, lsm): a token that allows one of them stands in for CAP_PERFMON
+ * for every program it loads.
+ */
+#define TOKEN_TRACING_PROGS					\
+	(1ULL << BPF_PROG_TYPE_KPROBE |				\
+	 1ULL << BPF_PROG_TYPE_TRACEPOINT |			\
+	 1ULL << BPF_PROG_TYPE_PERF_EVENT |			\
+	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT |			\
+	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE |		\
+	 1ULL << BPF_PROG_TYPE_TRACING |			\
+	 1ULL << BPF_PROG_TYPE_LSM)
+
 /* The program types whose programs act on the whole system rather than on
  * what their holder owns: kprobe, tracepoint, perf_event, raw_tracepoint,
  * raw_tracepoint_writable, tracing, lsm, struct_ops and ext. They can, e.g.,

@@ -49,6 +49,9 @@ void token_needs_free(struct token_needs *n)
 		free(n->kmem[i].prog);
 	}
 	free(n->kmem);
+	for (i = 0; i < n->file_cnt; i++)
+		free(n->files[i]);
+	free(n->files);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -742,6 +745,21 @@ out_close:
 	return err;
 }
 
+/* Add @file to the object files of @n */
+static int add_file_name(struct token_needs *n, const char *file)
+{
+	char **slot;
+
+	slot = grow(&n->files, &n->file_cnt, sizeof(*slot));
+	if (slot)
+		*slot = strdup(file);
+	if (!slot || !*slot) {
+		p_err("mem alloc failed");
+		return -1;
+	}
+	return 0;
+}
+
 int token_needs_add_file(struct token_needs *n, const char *file)
 {
 	/* no token: LIBBPF_BPF_TOKEN_PATH has nothing to do with this */
@@ -767,6 +785,8 @@ int token_needs_add_file(struct token_needs *n, const char *file)
 	err = token_needs_add_object(n, obj, file);
 	if (!err)
 		err = add_kernel_memory(n, obj, file);
+	if (!err)
+		err = add_file_name(n, file);
 	bpf_object__close(obj);
 
 	return err;
@@ -791,22 +811,25 @@ static bool in_initial_userns(void)
 	return initial;
 }
 
-/* One of @caps (a mask of CAP_*) in the effective set, in the initial user
- * namespace.
- */
-static bool caller_has_caps(__u64 caps)
+__u64 token_caller_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-	__u64 eff;
 
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
+	if (syscall(SYS_capget, &hdr, data) || !in_initial_userns())
+		return 0;
 
-	eff = data[0].effective | (__u64)data[1].effective << 32;
-	return (eff & caps) && in_initial_userns();
+	return data[0].effective | (__u64)data[1].effective << 32;
+}
+
+/* One of @caps (a mask of CAP_*) in the effective set, in the initial user
+ * namespace.
+ */
+static bool caller_has_caps(__u64 caps)
+{
+	return token_caller_caps() & caps;
 }
 
 /* CAP_BPF or CAP_SYS_ADMIN: what the kernel's checks look for without a

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "token.h"
+#include "token_names.h"
 
 /* One element of a set that an object needs, and what needs it. */
 struct token_need {
@@ -50,21 +51,11 @@ struct token_needs {
 	/* the programs that read kernel memory, in object and program order */
 	struct token_kmem *kmem;
 	size_t kmem_cnt;
+	/* the object files, in the order they were added */
+	char **files;
+	size_t file_cnt;
 };
 
-/* The program types that read kernel memory by design (kprobe,
- * tracepoint, perf_event, raw_tracepoint, raw_tracepoint_writable,
- * tracing, lsm): a token that allows one of them stands in for CAP_PERFMON
- * for every program it loads.
- */
-#define TOKEN_TRACING_PROGS					\
-	(1ULL << BPF_PROG_TYPE_KPROBE |				\
-	 1ULL << BPF_PROG_TYPE_TRACEPOINT |			\
-	 1ULL << BPF_PROG_TYPE_PERF_EVENT |			\
-	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT |			\
-	 1ULL << BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE |		\
-	 1ULL << BPF_PROG_TYPE_TRACING |			\
-	 1ULL << BPF_PROG_TYPE_LSM)
 
 /* The name of helper @i of struct token_kmem's helpers ("bpf_trace_printk"),
  * NULL past the last one.
@@ -98,6 +89,11 @@ int token_needs_add_tracing(struct token_needs *n, __u64 progs);
  * for what can be done without (the object's BTF). The same for a revoked
  * token.
  */
+/* The effective capabilities of the caller (bit (1ULL << CAP_*)), if it is in
+ * the initial user namespace, where they give BPF powers; 0 elsewhere.
+ */
+__u64 token_caller_caps(void);
+
 int token_check_object(const char *path, int token_fd, struct bpf_object *obj,
 		       const char *file);
 int token_check_map_create(const char *path, int token_fd,

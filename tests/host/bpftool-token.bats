@@ -11,15 +11,18 @@ bats_require_minimum_version 1.5.0
 # whose expected attach type is 0, one whose autoload is off), nobtf.bpf.o
 # (no BTF, no map), odd.bpf.o (a section libbpf does not know),
 # ext.bpf.o (an extension program, freplace), names.bpf.o (type names
-# with digits, for the systemd names) and kmem.bpf.o (programs of
+# with digits, for the systemd names), kmem.bpf.o (programs of
 # non-tracing types calling helpers that read kernel memory, directly, from a
-# subprogram or from a callback, and programs that do not).
+# subprogram or from a callback, and programs that do not), relax.bpf.o
+# (programs that the strict verifier refuses for what the relaxed one allows,
+# and one it loads) and bad.bpf.o (a program no verifier loads).
 setup_file() {
 	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	local build=${BUILD:-$top/build} ksrc=${KSRC:-$top/build/linux} multiarch cflags
 	export OBJ_MIX=$BATS_FILE_TMPDIR/mix.bpf.o OBJ_NOBTF=$BATS_FILE_TMPDIR/nobtf.bpf.o
 	export OBJ_ODD=$BATS_FILE_TMPDIR/odd.bpf.o OBJ_EXT=$BATS_FILE_TMPDIR/ext.bpf.o
 	export OBJ_NAMES=$BATS_FILE_TMPDIR/names.bpf.o OBJ_KMEM=$BATS_FILE_TMPDIR/kmem.bpf.o
+	export OBJ_RELAX=$BATS_FILE_TMPDIR/relax.bpf.o OBJ_BAD=$BATS_FILE_TMPDIR/bad.bpf.o
 	export OBJ_LOG=$BATS_FILE_TMPDIR/objs.log
 	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
 	cflags=(-target bpf -O2 -Wall -Werror -I"$ksrc/tools/include/uapi"
@@ -216,6 +219,58 @@ setup_file() {
 		}
 		char LICENSE[] SEC("license") = "GPL";
 		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_RELAX" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY);
+			__uint(max_entries, 1);
+			__type(key, __u32);
+			__type(value, __u64);
+		} slot SEC(".maps");
+
+		/* stores a pointer where it can be read back */
+		SEC("xdp")
+		int leak(struct xdp_md *ctx)
+		{
+			__u32 key = 0;
+			__u64 *v = bpf_map_lookup_elem(&slot, &key);
+
+			if (v)
+				*v = (__u64)(long)ctx;
+			return XDP_PASS;
+		}
+
+		/* compares two pointers */
+		SEC("tc")
+		int cmp(struct __sk_buff *skb)
+		{
+			__u32 key = 0;
+			void *v = bpf_map_lookup_elem(&slot, &key);
+
+			return v == (void *)skb;
+		}
+
+		SEC("socket")
+		int plain(struct __sk_buff *skb)
+		{
+			return skb->len;
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
+		clang "${cflags[@]}" -g -c -x c -o "$OBJ_BAD" - <<-'EOF'
+		#include <linux/bpf.h>
+		#include <bpf/bpf_helpers.h>
+
+		/* reads past its context */
+		SEC("xdp")
+		int bad(struct xdp_md *ctx)
+		{
+			return *(__u32 *)((char *)ctx + 1000);
+		}
+		char LICENSE[] SEC("license") = "GPL";
+		EOF
 	} >"$OBJ_LOG" 2>&1 || true
 }
 
@@ -230,7 +285,7 @@ setup() {
 	D=$BATS_TEST_TMPDIR/d
 	mkdir -p "$D"
 	[[ -f $OBJ_MIX && -f $OBJ_NOBTF && -f $OBJ_ODD && -f $OBJ_EXT && -f $OBJ_NAMES &&
-		-f $OBJ_KMEM ]] ||
+		-f $OBJ_KMEM && -f $OBJ_RELAX && -f $OBJ_BAD ]] ||
 		{ cat "$OBJ_LOG"; echo "can't compile the test objects"; false; }
 }
 
@@ -276,7 +331,7 @@ run_err() {
 	[[ -z $output ]]
 	[[ $stderr == *"token create PATH [token PARENT] [userns NS] [cgroup CGROUP]"* ]]
 	[[ $stderr == *"[cmds LIST] [maps LIST] [progs LIST]"* ]]
-	[[ $stderr == *"[attach LIST] [object OBJ]..."* ]]
+	[[ $stderr == *"[attach LIST] [verifier VERIFIER] [object OBJ]..."* ]]
 	[[ $stderr == *"token { show | list } [PATH]"* ]]
 	[[ $stderr == *"token needs OBJ [OBJ...] [format FORMAT]"* ]]
 	[[ $stderr == *"token revoke PATH"* ]]
@@ -284,6 +339,7 @@ run_err() {
 	[[ $stderr == *"NS := { PID | path of a user namespace, e.g. /proc/PID/ns/user }"* ]]
 	[[ $stderr == *"OBJ := path of a BPF object file (ELF)"* ]]
 	[[ $stderr == *"CGROUP := path of a cgroup v2 directory"* ]]
+	[[ $stderr == *"VERIFIER := { strict | relaxed }"* ]]
 	[[ $stderr == *"FORMAT := { mount | incus | lxd | systemd }"* ]]
 	[[ $stderr == *"CMD := { map_create | "*" | token_create }"* ]]
 	# -j: null, as for every help
@@ -320,7 +376,7 @@ run_err() {
 	run_err "'progs' already specified" token create "$p" progs xdp prog xdp
 	run_err "'attach' already specified" token create "$p" attach xdp a xdp
 	run_err "parent token already specified" token create "$p" token /a cmds any token /b
-	run_err "expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach' or 'object', got: 'frob'" \
+	run_err "expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach', 'verifier' or 'object', got: 'frob'" \
 		token create "$p" cmds any frob any
 	run_err "command mask '0x10000000000000000' does not fit in 64 bits" \
 		token create "$p" cmds 0x10000000000000000
@@ -335,6 +391,19 @@ run_err() {
 		token create "$p" object "$OBJ_MIX" object
 	run_err "empty parent token after 'token'" token create "$p" token ''
 	run_err "empty object file after 'object'" token create "$p" object ''
+	# verifier: relaxed or strict, once
+	run_err "missing PATH for the new token" token create verifier relaxed
+	run_err "missing verifier mode (relaxed or strict) after 'verifier' (see 'bpftool token help')" \
+		token create "$p" cmds any verifier
+	run_err "empty verifier mode after 'verifier'" token create "$p" verifier ''
+	run_err "unknown verifier mode 'loose': expected 'relaxed' or 'strict' (see 'bpftool token help')" \
+		token create "$p" verifier loose
+	run_err "unknown verifier mode 'Relaxed': expected 'relaxed' or 'strict'" \
+		token create "$p" object "$OBJ_NOBTF" verifier Relaxed
+	run_err "verifier mode already specified" token create "$p" verifier strict v relaxed
+	# good ones get as far as the BPF FS check
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" progs xdp verifier relaxed
+	run_err "can't pin token at $p: not a BPF FS" token create "$p" ver strict object "$OBJ_NOBTF"
 }
 
 @test "token: every usage error ends with the hint to the help" {
@@ -363,6 +432,10 @@ run_err() {
 	create $p maps stak
 	create $p object
 	create $p object ''
+	create $p verifier
+	create $p verifier ''
+	create $p verifier loose
+	create $p verifier strict verifier strict
 	create $p frob
 	needs
 	revoke
@@ -543,7 +616,8 @@ CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")
 	echo "status $status, stderr '$stderr'"
 	echo "$output"
 	[[ $status == 0 && -z $stderr ]]
-	diff -u <(needs_plain "$OBJ_EXT" -- "prog_load btf_load btf_get_fd_by_id" "" ext "") \
+	diff -u <(needs_plain "$OBJ_EXT" -- "prog_load btf_load btf_get_fd_by_id" "" ext ""
+		echo $'\tverifier: unknown (program \'replacement\' (ext) can\'t be tried without CAP_PERFMON)') \
 		<(echo "$output")
 }
 
@@ -564,7 +638,8 @@ CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")
 		allowed_progs: ["socket_filter", "kprobe", "tracepoint", "cgroup_skb"],
 		allowed_attachs: ["cgroup_inet_egress"],
 		cgroup_scope_needed: true,
-		reads_kernel_memory: []}')" ]]
+		reads_kernel_memory: [],
+		relaxed_verifier: {needed: false, programs: [], unknown: null}}')" ]]
 	# -p: the same document
 	compact=$(jq -c . <<<"$output")
 	run --separate-stderr "$BPFTOOL" -p token needs "$OBJ_MIX" "$OBJ_NOBTF"
@@ -676,6 +751,82 @@ kmem_hint() {
 		'[["socket_filter","kprobe","sched_cls","tracepoint","xdp","cgroup_skb"],3]' ]]
 	run --separate-stderr "$BPFTOOL" token needs "$OBJ_MIX" "$OBJ_KMEM"
 	[[ ${lines[-1]} == "$(kmem_hint skb_cb "bpf_trace_printk()" "kprobe, tracepoint")" ]]
+}
+
+# mask_regs: stdin with the register a verifier message starts with ("R7
+# leaks ...", after ": " or "(") as RN: its number is the compiler's choice
+mask_regs() {
+	sed -E 's/([:(] )R[0-9]+ /\1RN /g; s/\(R[0-9]+ /(RN /g'
+}
+
+# The trial verification loads the objects into this host's kernel, in a
+# child without CAP_PERFMON and CAP_SYS_ADMIN: the host suite runs as root.
+@test "token needs: the trial verification names the programs the strict verifier refuses, with its message" {
+	# relax.bpf.o: leak stores its context pointer in a map, cmp compares
+	# a map value pointer with its context pointer, which every verifier
+	# refuses without CAP_PERFMON; plain loads. Each is tried once the
+	# programs before it are left out.
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_RELAX"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	diff -u <(needs_plain "$OBJ_RELAX" -- "map_create prog_load btf_load" array \
+			"socket_filter sched_cls xdp" xdp
+		echo $'\tverifier: relaxed (program \'leak\': RN leaks addr into map)'
+		echo $'\tverifier: relaxed (program \'cmp\': RN pointer comparison prohibited)') \
+		<(mask_regs <<<"$output")
+
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_RELAX"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c '.relaxed_verifier | [.needed, [.programs[] | .object, .name], .unknown]' <<<"$output") == \
+		"$(jq -nc --arg o "$OBJ_RELAX" '[true, [$o, "leak", $o, "cmp"], null]')" ]]
+	[[ $(jq -r '.relaxed_verifier.programs[0].reason' <<<"$output") =~ ^R[0-9]+\ leaks\ addr\ into\ map$ ]]
+
+	# a tracing type in the sets gives these relaxations: nothing tried
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_RELAX" "$OBJ_MIX"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -c .relaxed_verifier <<<"$output") == '{"needed":false,"programs":[],"unknown":null}' ]]
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_RELAX" "$OBJ_KMEM"
+	[[ $status == 0 && -z $stderr && $output != *verifier:* ]]
+
+	# the formats have no such flag: a note on stderr, none with -j
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_RELAX" format systemd
+	[[ $status == 0 ]]
+	[[ $output == *$'\nBPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeSchedCls,BPFProgTypeXdp\n'* ]]
+	[[ $(mask_regs <<<"$stderr") == "Note: the systemd format has no relaxed verifier, which program 'leak' (RN leaks addr into map), program 'cmp' (RN pointer comparison prohibited) need: the loader needs CAP_PERFMON, or the token a tracing program type, instead" ]]
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_RELAX" format mount
+	[[ $status == 0 && -z $stderr ]]
+	[[ $(jq -r .format <<<"$output") == mount ]]
+}
+
+@test "token needs: the trial says when it can't tell: another failure, no capabilities" {
+	local dir
+	# bad.bpf.o reads past its context: no verifier loads it
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_BAD"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	[[ ${lines[-1]} == $'\tverifier: unknown (program \'bad\' fails to load with CAP_BPF and CAP_NET_ADMIN: invalid bpf_context access off=1000 size=4)' ]]
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_BAD"
+	[[ $(jq -c '.relaxed_verifier | [.needed, .programs]' <<<"$output") == '[null,[]]' ]]
+	[[ $(jq -r .relaxed_verifier.unknown <<<"$output") == "program 'bad' fails to load with CAP_BPF and CAP_NET_ADMIN: "* ]]
+	# what is known is said as well
+	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_RELAX" "$OBJ_BAD"
+	[[ $(jq -c '.relaxed_verifier | [.needed, [.programs[].name]]' <<<"$output") == '[true,["leak","cmp"]]' ]]
+	[[ $(jq -r .relaxed_verifier.unknown <<<"$output") == "program 'bad' fails "* ]]
+
+	# nobody, without capabilities, is not told anything it can't know
+	dir=$(mktemp -d)
+	chmod 0755 "$dir"
+	install -m 0644 "$OBJ_RELAX" "$dir/relax.bpf.o"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- "$BPFTOOL" token needs "$dir/relax.bpf.o"
+	rm -r "$dir"
+	echo "status $status, stderr '$stderr'"
+	echo "$output"
+	[[ $status == 0 && -z $stderr ]]
+	[[ ${lines[-1]} == $'\tverifier: unknown (the trial verification needs CAP_BPF and CAP_NET_ADMIN)' ]]
+	[[ $output != *"verifier: relaxed"* ]]
 }
 
 @test "token needs: every helper the kernel reserves to CAP_PERFMON beyond the type, by id, and no other" {
@@ -813,7 +964,9 @@ needs_format() {
 	BPFDelegateAttachments=BPFCgroupInetIngress,BPFCgroupInetEgress
 	EOF
 	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF" "$OBJ_EXT" format mount
-	[[ $status == 0 && -z $stderr ]]
+	[[ $status == 0 ]]
+	# the trial can't load an extension program
+	[[ $stderr == "Note: the mount format has no relaxed verifier, and whether the objects need it is unknown: program 'replacement' (ext) can't be tried without CAP_PERFMON" ]]
 	[[ $output == "delegate_cmds=prog_load:btf_load:btf_get_fd_by_id,delegate_progs=socket_filter:ext,delegate_attachs=cgroup_inet_ingress" ]]
 	# systemd's name is BPF and the rest of the enum name in camel case,
 	# digits kept: BPF_MAP_TYPE_LPM_TRIE, BPF_PROG_TYPE_LWT_SEG6LOCAL,
@@ -852,24 +1005,20 @@ needs_format() {
 }
 
 # The sets of a tests/progs/NAME.needs file, from its first line (cmds LIST
-# maps LIST progs LIST attach LIST, as token create takes them, '#'
-# comments), one line per set, names in lower case and sorted. A second line
-# "verifier progs TYPES: WHY" names program types the object needs for what
-# the verifier reserves to CAP_PERFMON in its code (pointer arithmetic), which
-# only loading it shows and token needs does not look for: left out.
+# maps LIST progs LIST attach LIST, as token create takes them, then
+# "verifier relaxed" if the object needs it, which only verifying its
+# programs on the project's kernel tells: left out here), one line per set,
+# names in lower case and sorted.
 needs_file_sets() {
 	local -A sets=()
-	local w v kw skip=
+	local w kw
 	read -ra w < <(sed -n '1{s/#.*//;p}' "$1")
 	while ((${#w[@]} >= 2)); do
 		sets[${w[0]}]=${w[1]}
 		w=("${w[@]:2}")
 	done
-	read -ra v < <(sed -n '2p' "$1"; echo)
-	[[ ${v[0]:-} == verifier && ${v[1]:-} == progs ]] && skip=${v[2]%:}
 	for kw in cmds maps progs attach; do
-		echo "$kw $(tr ',:' '\n\n' <<<"${sets[$kw]:-}" | tr 'A-Z' 'a-z' | grep . |
-			grep -vxF -f <(tr ',:' '\n\n' <<<"$skip" | grep .) | sort | paste -sd,)"
+		echo "$kw $(tr ',:' '\n\n' <<<"${sets[$kw]:-}" | tr 'A-Z' 'a-z' | grep . | sort | paste -sd,)"
 	done
 }
 
@@ -981,7 +1130,7 @@ man_list() {
 @test "help and man page agree: commands and keywords" {
 	diff -u <(help_keywords) <(man_keywords)
 	# sanity: the lists hold what they must
-	[[ $(help_keywords | tr '\n' ' ') == "attach cgroup cmds create format help list maps needs object progs revoke show token userns " ]]
+	[[ $(help_keywords | tr '\n' ' ') == "attach cgroup cmds create format help list maps needs object progs revoke show token userns verifier " ]]
 }
 
 @test "help and man page agree: grammar symbols" {
@@ -1110,14 +1259,19 @@ check_complete() {
 	check_complete "bpftool token re" "revoke"
 	check_complete "bpftool token n" "needs"
 	check_complete "bpftool -j token l" "list"
-	check_complete "bpftool token create /sys/fs/bpf/t " "attach cgroup cmds maps object progs token userns"
+	check_complete "bpftool token create /sys/fs/bpf/t " "attach cgroup cmds maps object progs token userns verifier"
 	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps hash " \
-		"attach cgroup object progs token userns"
+		"attach cgroup object progs token userns verifier"
 	check_complete "bpftool token create /sys/fs/bpf/t attach xdp token /sys/fs/bpf/app p" "progs"
 	check_complete "bpftool token create /sys/fs/bpf/t userns 1 u" ""
 	# object may come again, the others once
-	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app userns 1 cgroup /sys " \
+	check_complete "bpftool token create /sys/fs/bpf/t cmds any maps any progs any attach any token /sys/fs/bpf/app userns 1 cgroup /sys verifier strict " \
 		"object"
+	# verifier: its two modes, then the other keywords
+	check_complete "bpftool token create /sys/fs/bpf/t verifier " "relaxed strict"
+	check_complete "bpftool token create /sys/fs/bpf/t object a.o verifier r" "relaxed"
+	check_complete "bpftool token create /sys/fs/bpf/t verifier relaxed " \
+		"attach cgroup cmds maps object progs token userns"
 	check_complete "bpftool token create /sys/fs/bpf/t object a.o object b.o o" "object"
 }
 

@@ -7,9 +7,9 @@
 #   MODE        root     root loads OBJ, no token
 #               token    root creates a token allowing TOKEN_SETS (the words
 #                        `bpftool token create PATH` takes: cmds LIST maps
-#                        LIST progs LIST attach LIST), owned by nobody, mode
-#                        0600; nobody (uid 65534, no groups, no capabilities)
-#                        loads OBJ through it
+#                        LIST progs LIST attach LIST verifier relaxed), owned
+#                        by nobody, mode 0600; nobody (uid 65534, no groups,
+#                        no capabilities) loads OBJ through it
 #               notoken  the same token exists, nobody loads OBJ without it
 #   OUT         directory for the results (created):
 #                 status   bpftool's exit status

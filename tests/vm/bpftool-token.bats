@@ -3,7 +3,9 @@
 # derived from a parent, by an unprivileged user), show and list (plain and
 # JSON, across BPF FS mounts, as a user), the id, depth, counters and
 # revoked state that show prints, root-equivalent tokens (show's mark,
-# create's warning), revoke, and the bad-input matrix. Binding to a
+# create's warning), the relaxed verifier (verifier relaxed: show's line,
+# create's warning, derived tokens), revoke, and the bad-input matrix.
+# Binding to a
 # user namespace: token-userns.bats; needs and create ... object:
 # bpftool-token-needs.bats; using a token with prog load and map create:
 # prog-load-token.bats.
@@ -46,13 +48,14 @@ bpffs_mount() {
 	WATCH+=("$M")
 }
 
-# plain [-r] PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of
+# plain [-r] [-v] PATH CMDS MAPS PROGS ATTACHS [LINE...]: the plain output of
 # token show for a token that was never used, with its id masked (mask_ids),
-# sets given as space-separated names, root-equivalent with -r, then LINEs
-# (e.g. "depth: 1").
+# sets given as space-separated names, root-equivalent with -r, the relaxed
+# verifier with -v, then LINEs (e.g. "depth: 1").
 plain() {
 	local req=
 	[[ $1 == -r ]] && { req=$'\troot-equivalent\n'; shift; }
+	[[ $1 == -v ]] && { req+=$'\tverifier: relaxed\n'; shift; }
 	printf '%s\n\tid: ID\n\tallowed_cmds:%s\n\tallowed_maps:%s\n\tallowed_progs:%s\n\tallowed_attachs:%s\n' \
 		"$1" "${2:+ $2}" "${3:+ $3}" "${4:+ $4}" "${5:+ $5}"
 	printf '%s\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0\n\tdenials: 0\n' "$req"
@@ -61,8 +64,9 @@ plain() {
 }
 
 # The JSON members that follow the sets and root_equivalent for a token that
-# was never used, not bound, not derived, not revoked
-UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false,"cgroup":null'
+# has the strict verifier and was never used, not bound, not derived, not
+# revoked
+UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0},"denials":0,"userns":null,"depth":0,"revoked":false,"cgroup":null'
 
 @test "token create from lists, token show in plain text" {
 	run_ok token create "$D/app" cmds map_create,PROG_LOAD:bpf_btf_load \
@@ -85,13 +89,14 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	[[ $(jq -r 'type' <<<"$output") == array ]]
 	[[ $(jq -r 'length' <<<"$output") == 1 ]]
 	[[ $(jq -c '.[0] | keys_unsorted' <<<"$output") == \
-		'["pinned","id","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","root_equivalent","uses","denials","userns","depth","revoked","cgroup"]' ]]
+		'["pinned","id","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","root_equivalent","relaxed_verifier","uses","denials","userns","depth","revoked","cgroup"]' ]]
 	[[ $(jq -r '.[0].pinned' <<<"$output") == "$D/app" ]]
 	# the id: a positive integer, the one plain output prints
 	[[ $(jq '.[0].id | type == "number" and . >= 1 and . == floor' <<<"$output") == true ]]
 	id=$(jq '.[0].id' <<<"$output")
 	[[ $("$BPFTOOL" token show "$D/app" | grep -x $'\tid: [0-9]*') == $'\tid: '"$id" ]]
 	[[ $(jq -c '.[0].root_equivalent' <<<"$output") == false ]]
+	[[ $(jq -c '.[0].relaxed_verifier' <<<"$output") == false ]]
 	[[ $(jq -c '.[0].allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
 	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array"]' ]]
 	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["xdp"]' ]]
@@ -238,6 +243,94 @@ UNUSED_JSON='"uses":{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}
 	show_run
 	[[ $status == 0 && -z $stderr ]]
 	[[ $(jq -s length <<<"$output") == 1 && $(jq -c .root_equivalent <<<"$output") == true ]]
+}
+
+# RELAXED_WARNING: what create prints on stderr for a token given
+# "verifier relaxed"
+RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations"
+
+@test "token create ... verifier relaxed: show says so, plain and JSON; strict is the default" {
+	run --separate-stderr "$BPFTOOL" token create "$D/relaxed" cmds map_create,prog_load \
+		maps array progs xdp attach xdp verifier relaxed
+	show_run
+	[[ $status == 0 && -z $output ]]
+	[[ $stderr == "$RELAXED_WARNING" ]]
+	# plain: one line, after the sets
+	run_ok token show "$D/relaxed"
+	diff -u <(plain -v "$D/relaxed" "map_create prog_load" array xdp xdp) <(mask_ids <<<"$output")
+	run_ok -j token show "$D/relaxed"
+	[[ $(jq -c '.[0] | del(.id)' <<<"$output") == \
+		"{\"pinned\":\"$D/relaxed\",\"allowed_cmds\":[\"map_create\",\"prog_load\"],\"allowed_maps\":[\"array\"],\"allowed_progs\":[\"xdp\"],\"allowed_attachs\":[\"xdp\"],\"root_equivalent\":false,${UNUSED_JSON/false/true}}" ]]
+	# with a root-equivalent type: both marks, both warnings
+	run --separate-stderr "$BPFTOOL" token create "$D/both" cmds prog_load progs kprobe verifier relaxed
+	show_run
+	[[ $status == 0 && $stderr == "$(root_equiv_warning kprobe)"$'\n'"$RELAXED_WARNING" ]]
+	run_ok token show "$D/both"
+	diff -u <(plain -r -v "$D/both" prog_load "" kprobe "") <(mask_ids <<<"$output")
+	# -j: the token, with the flag, and no warning
+	run_ok -j token create "$D/relaxed-j" cmds prog_load verifier relaxed
+	[[ $(jq -c '[.pinned, .relaxed_verifier]' <<<"$output") == "[\"$D/relaxed-j\",true]" ]]
+
+	# strict, given or not: no line, false, no warning
+	run_ok token create "$D/strict" cmds prog_load progs xdp verifier strict
+	run_ok token create "$D/default" cmds prog_load progs xdp
+	for t in strict default; do
+		run_ok token show "$D/$t"
+		diff -u <(plain "$D/$t" prog_load "" xdp "") <(mask_ids <<<"$output")
+		run_ok -j token show "$D/$t"
+		[[ $(jq -c '.[0].relaxed_verifier' <<<"$output") == false ]]
+	done
+	# list: the same, for each token
+	run_ok -j token list
+	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | [(.pinned | ltrimstr($d)), .relaxed_verifier]]' <<<"$output") == \
+		'[["both",true],["default",false],["relaxed",true],["relaxed-j",true],["strict",false]]' ]]
+	run_ok token list
+	[[ $(grep -A9 -x "$D/relaxed" <<<"$output") == *$'\n\tverifier: relaxed\n'* ]]
+	[[ $(grep -A7 -x "$D/strict" <<<"$output") != *verifier:* ]]
+}
+
+@test "token create ... verifier relaxed: a derived token has it only if its parent has it" {
+	run_ok -j token create "$D/relaxed" cmds token_create,prog_load progs xdp verifier relaxed
+	run_ok -j token create "$D/strict" cmds token_create,prog_load progs xdp
+	chmod 0666 "$D/relaxed" "$D/strict"
+
+	# from a relaxed parent, nobody derives relaxed or strict tokens
+	run --separate-stderr as_nobody "$BPFTOOL" token create "$D/u/r" token "$D/relaxed" \
+		cmds prog_load verifier relaxed
+	show_run
+	[[ $status == 0 && -z $output && $stderr == "$RELAXED_WARNING" ]]
+	run_ok -u token show "$D/u/r"
+	diff -u <(plain -v "$D/u/r" prog_load "" "" "" "depth: 1") <(mask_ids <<<"$output")
+	run_ok -u -j token create "$D/u/s" token "$D/relaxed" cmds prog_load
+	[[ $(jq -c '[.relaxed_verifier, .depth]' <<<"$output") == '[false,1]' ]]
+	# a strict parent gives no relaxed token, to nobody nor to root: one
+	# error, nothing created, a denial for the parent each time
+	want="parent token $D/strict does not allow token_create or everything requested (the relaxed verifier included)"
+	run_err -u "can't create token $D/u/x: $want" token create "$D/u/x" token "$D/strict" \
+		cmds prog_load verifier relaxed
+	run_err "can't create token $D/x: $want" token create "$D/x" token "$D/strict" verifier relaxed
+	[[ $(token_uses "$D/strict") == "0 0 0 0 4" ]]
+	# and strict from it, as before
+	run_ok -u token create "$D/u/s2" token "$D/strict" cmds prog_load verifier strict
+	[[ $(token_uses "$D/strict") == "0 0 0 1 4" ]]
+}
+
+@test "token create: a bad verifier mode is one error line, and nothing is created" {
+	need "$DEBIAN_BPF/xdpfilt_alw_ip.o"
+	run_err "unknown verifier mode 'loose': expected 'relaxed' or 'strict' (see 'bpftool token help')" \
+		token create "$D/t" cmds prog_load verifier loose
+	run_err "unknown verifier mode 'RELAXED': expected 'relaxed' or 'strict' (see 'bpftool token help')" \
+		token create "$D/t" verifier RELAXED cmds prog_load
+	run_err "missing verifier mode (relaxed or strict) after 'verifier' (see 'bpftool token help')" \
+		token create "$D/t" cmds prog_load verifier
+	run_err "empty verifier mode after 'verifier' (see 'bpftool token help')" \
+		token create "$D/t" verifier ''
+	run_err "verifier mode already specified (see 'bpftool token help')" \
+		token create "$D/t" verifier relaxed cmds prog_load verifier relaxed
+	# with an object that needs the relaxed verifier: not tried either
+	run_err "unknown verifier mode 'lax': expected 'relaxed' or 'strict' (see 'bpftool token help')" \
+		token create "$D/t" object "$DEBIAN_BPF/xdpfilt_alw_ip.o" verifier lax
+	[[ ! -e $D/t ]]
 }
 
 @test "token list: every token of the BPF FS, sorted, other objects skipped" {

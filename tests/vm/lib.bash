@@ -194,9 +194,11 @@ corpus_objects() {
 # needs_file OBJ: the .needs file written down for the BPF object file OBJ:
 # tests/progs/NAME.needs for the corpus (build/progs/NAME.bpf.o),
 # tests/parity/xdp-tools/NAME.needs for Debian's (DEBIAN_BPF/NAME.o).
-# Its first line is the words of `bpftool token create` for the object; a
-# second line "verifier progs TYPES: WHY" may name program types that only
-# the verifier's CAP_PERFMON-level relaxations need (only loading tells).
+# Its first line is the words of `bpftool token create` for the object,
+# "verifier relaxed" last when it needs the relaxed verifier; then a line
+# "verifier relaxed: program 'NAME': MESSAGE" for each program that needs
+# it, with the verifier's message that the trial verification of `bpftool
+# token needs` measures on this kernel.
 needs_file() {
 	if [[ $1 == "$PROGS"/*.bpf.o ]]; then
 		echo "$TOP/tests/progs/$(basename "$1" .bpf.o).needs"
@@ -205,12 +207,28 @@ needs_file() {
 	fi
 }
 
-# verifier_progs NEEDS: the program types of the "verifier progs" line of
-# the .needs file NEEDS, comma-separated; empty when it has none.
-verifier_progs() {
-	awk 'NR == 2 && $1 == "verifier" && $2 == "progs" {
-		sub(/:$/, "", $3); gsub(/:/, ",", $3); print $3
-	}' "$1"
+# needs_relaxed NEEDS: "relaxed" when the first line of the .needs file
+# NEEDS asks for the relaxed verifier, nothing otherwise.
+needs_relaxed() {
+	awk 'NR == 1 { for (i = 1; i < NF; i++) if ($i == "verifier") print $(i + 1) }' "$1"
+}
+
+# needs_verifier NEEDS: the lines that `bpftool token needs` prints about
+# the verifier for the object of the .needs file NEEDS ("\tverifier: relaxed
+# (program 'NAME': MESSAGE)"), from its "verifier relaxed: ..." lines.
+needs_verifier() {
+	sed -n 's/^verifier relaxed: \(.*\)$/\tverifier: relaxed (\1)/p' "$1"
+}
+
+# relaxed_warning NEEDS: the warning `bpftool token create ... object OBJ`
+# prints on stderr for the object of the .needs file NEEDS when it needs the
+# relaxed verifier, naming its programs that do and why; nothing otherwise.
+relaxed_warning() {
+	local progs n
+	progs=$(sed -n "s/^verifier relaxed: program '\(.*\)': \(.*\)$/program '\1' (\2)/p" "$1")
+	[[ -n $progs ]] || return 0
+	n=$(wc -l <<<"$progs")
+	echo "Warning: token has the relaxed verifier, which $(awk 'NR > 1 { printf ", " } { printf "%s", $0 }' <<<"$progs") need$( ((n > 1)) || echo s): its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations"
 }
 
 # kernel_trouble: the lines of the kernel log (since boot, or since the

@@ -244,40 +244,49 @@ parity_table() {
 	[[ $bad == 0 ]]
 }
 
-# needs_from_object FILE: the sets of the .needs FILE that the object file
-# shows, as "CMDS MAPS PROGS ATTACHS". A second line "verifier progs TYPES:
-# WHY" names program types the object needs for the verifier's
-# CAP_PERFMON-level relaxations (pointer comparisons, pointer arithmetic),
-# which only loading it can tell: they are left out.
+# needs_from_object FILE: what `bpftool token needs OBJ` must print about the
+# object of the .needs FILE: "CMDS MAPS PROGS ATTACHS" (the non-empty sets of
+# its first line, in that order), then its lines about the verifier
+# (needs_verifier); and, when the first line has "verifier relaxed" and no
+# line says why or the other way around, a line saying so (which bpftool
+# never prints).
 needs_from_object() {
-	awk -v verifier="$(verifier_progs "$1")" '
-	     NR == 1 { line = $0 }
-	     END {
-		     n = split(verifier, t, ",")
-		     for (i = 1; i <= n; i++) skip[t[i]] = 1
-		     split(line, f, " ")
-		     n = split(f[6], p, ",")
-		     out = ""
-		     for (i = 1; i <= n; i++)
-			     if (!(p[i] in skip)) out = out (out == "" ? "" : ",") p[i]
-		     line = f[2] " " f[4] " " out " " f[8]
-		     sub(/ +$/, "", line)
-		     print line
-	     }' "$1"
+	local relaxed reasons
+	awk 'NR == 1 {
+		for (i = 1; i < NF; i += 2) set[$i] = $(i + 1)
+		line = ""
+		n = split("cmds maps progs attach", kw, " ")
+		for (k = 1; k <= n; k++)
+			if (set[kw[k]] != "") line = line (line == "" ? "" : " ") set[kw[k]]
+		print line
+	}' "$1"
+	reasons=$(needs_verifier "$1")
+	[[ -z $reasons ]] || echo "$reasons"
+	relaxed=$(needs_relaxed "$1")
+	[[ ($relaxed == relaxed && -n $reasons) || (-z $relaxed && -z $reasons) ]] ||
+		echo "(.needs: its first line and its 'verifier relaxed:' lines disagree)"
 }
 
 # parity_needs_equal MIN: the .needs files and `bpftool token needs OBJ`
-# (which reads the sets from the object) agree, for every object of the
-# group
+# (which reads the sets from the object, and verifies its programs for the
+# relaxed verifier) agree, for every object of the group
 parity_needs_equal() {
-	local name want got bad=0 n=0
+	local name want got out bad=0 n=0
 	while read -r name; do
 		[[ -f $(needs_path "$name") ]] || { echo "$name: no .needs"; bad=$((bad + 1)); continue; }
 		want=$(needs_from_object "$(needs_path "$name")")
-		got=$("$BPFTOOL" token needs "$(obj_path "$name")" |
-			sed -n 's/^\tallowed_\(cmds\|maps\|progs\|attachs\): //p' | tr ' ' , | paste -sd' ')
+		out=$("$BPFTOOL" token needs "$(obj_path "$name")")
+		got=$(sed -n 's/^\tallowed_\(cmds\|maps\|progs\|attachs\): //p' <<<"$out" |
+			tr ' ' , | paste -sd' '
+			grep $'^\tverifier: ' <<<"$out" || true)
 		n=$((n + 1))
-		[[ $got == "$want" ]] || { echo "$name: .needs '$want', bpftool token needs '$got'"; bad=$((bad + 1)); }
+		[[ $got == "$want" ]] || {
+			echo "$name: .needs:"
+			echo "$want"
+			echo "bpftool token needs:"
+			echo "$got"
+			bad=$((bad + 1))
+		}
 	done < <(all_objects)
 	echo "$n objects, $bad differ"
 	[[ $n -ge $1 ]]
@@ -286,7 +295,9 @@ parity_needs_equal() {
 
 # parity_exact SAMPLE MIN MIN_ALL: every item of every .needs is needed: a
 # token without it does not load the object the way root does (the load
-# fails, or, for btf_load, libbpf loads without the object's BTF). Taking
+# fails, or, for btf_load, libbpf loads without the object's BTF). An item is
+# an element of a list (cmds, maps, progs, attach) or "verifier relaxed",
+# whose token without it has the strict verifier. Taking
 # every item out of every object's needs is about 100 loads per group, a
 # long time under TCG: by default the objects of SAMPLE (covering every kind
 # of item), all of them with PARITY_EXACT=all; at least MIN (MIN_ALL)
@@ -305,6 +316,8 @@ parity_exact() {
 		read -r -a sets <"$(needs_path "$name")"
 		for ((i = 0; i < ${#sets[@]}; i += 2)); do
 			kind=${sets[i]}
+			# "verifier relaxed": one item, without which the token
+			# is strict
 			IFS=, read -r -a list <<<"${sets[i + 1]}"
 			for item in "${list[@]}"; do
 				# the sets without this one item
