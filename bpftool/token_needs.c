@@ -26,13 +26,6 @@
 #include "main.h"
 #include "token_needs.h"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON		38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF			39
-#endif
-
 #ifndef EM_BPF
 #define EM_BPF			247
 #endif

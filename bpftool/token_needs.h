@@ -7,11 +7,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 
 #include <bpf/libbpf.h>
 
 #include "token.h"
 #include "token_names.h"
+
+/* The capabilities a token stands in for, which older UAPI headers lack */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON		38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF			39
+#endif
 
 /* One element of a set that an object needs, and what needs it. */
 struct token_need {

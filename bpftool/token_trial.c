@@ -39,13 +39,6 @@
 #include "main.h"
 #include "token_trial.h"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON		38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF			39
-#endif
-
 /* What the child keeps: the capabilities a token stands in for */
 #define TRIAL_CAPS		(1ULL << CAP_BPF | 1ULL << CAP_NET_ADMIN)
 
