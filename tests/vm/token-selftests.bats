@@ -60,6 +60,7 @@ run_subtest() {
 @test "token/token_rdonly" { run_subtest token_rdonly; }
 @test "token/token_revoke" { run_subtest token_revoke; }
 @test "token/token_revoke_evasion" { run_subtest token_revoke_evasion; }
+@test "token/token_revoke_home" { run_subtest token_revoke_home; }
 @test "token/token_derive_limits" { run_subtest token_derive_limits; }
 @test "token/token_userns" { run_subtest token_userns; }
 @test "token/libbpf_probe_cache" { run_subtest libbpf_probe_cache; }
