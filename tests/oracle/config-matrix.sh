@@ -44,7 +44,7 @@ describe() {
 	test) echo "the test kernel: tinyconfig + kernel/config (with CONFIG_SECURITY, CONFIG_BPF_LSM, CONFIG_AUDIT)" ;;
 	defconfig) echo "x86_64 defconfig" ;;
 	debian) echo "Debian 12's amd64 configuration (linux-config-6.1), modules included" ;;
-	no-bpf-syscall) echo "test config, CONFIG_BPF_SYSCALL=n" ;;
+	no-bpf-syscall) echo "test config, CONFIG_BPF_SYSCALL=n (and AF_KCM=n, which selects it)" ;;
 	no-bpf-jit) echo "test config, CONFIG_BPF_JIT=n" ;;
 	no-cgroup-bpf) echo "test config, CONFIG_CGROUP_BPF=n" ;;
 	no-user-ns) echo "test config, CONFIG_USER_NS=n" ;;
@@ -68,7 +68,7 @@ configure() {
 	# what makes the row (checked below), after the base fragment
 	: >"$over"
 	case $cfg in
-	no-bpf-syscall) printf '# CONFIG_BPF_SYSCALL is not set\n' >>"$over" ;;
+	no-bpf-syscall) printf '# CONFIG_BPF_SYSCALL is not set\n# CONFIG_AF_KCM is not set\n' >>"$over" ;;  # KCM selects BPF_SYSCALL
 	no-bpf-jit) printf '# CONFIG_BPF_JIT is not set\n# CONFIG_BPF_JIT_ALWAYS_ON is not set\n' >>"$over" ;;
 	no-cgroup-bpf) printf '# CONFIG_CGROUP_BPF is not set\n' >>"$over" ;;
 	no-user-ns) printf '# CONFIG_USER_NS is not set\n' >>"$over" ;;
