@@ -24,6 +24,7 @@
 
 #include "json_writer.h"
 #include "main.h"
+#include "token_abi.h"
 #include "token_formats.h"
 #include "token_needs.h"
 #include "token_trial.h"
@@ -47,7 +48,7 @@ static void print_name_plain(const char *name, void *f)
 	fprintf(f, " %s", name);
 }
 
-static void print_sets_json(const __u64 *sets)
+void print_sets_json(const __u64 *sets)
 {
 	unsigned int i;
 
@@ -59,7 +60,7 @@ static void print_sets_json(const __u64 *sets)
 	}
 }
 
-static void print_sets_plain(FILE *f, const __u64 *sets)
+void print_sets_plain(FILE *f, const __u64 *sets)
 {
 	unsigned int i;
 
@@ -468,7 +469,7 @@ static bool is_create_keyword(const char *arg)
 /* Open the user namespace @ns: a PID, or the path of a namespace file such
  * as /proc/PID/ns/user.
  */
-static int userns_open(const char *ns)
+int token_userns_open(const char *ns)
 {
 	char buf[64];
 	const char *path = ns;
@@ -506,8 +507,8 @@ static int userns_open(const char *ns)
 /* Parse the set keyword @kw and its list: returns the number of arguments
  * taken, or -1.
  */
-static int parse_create_set(struct create_args *a, bool *seen, int argc,
-			    char **argv)
+int token_parse_set_arg(__u64 *sets, bool *seen, int argc, char **argv,
+			const char *expected)
 {
 	const char *kw = argv[0];
 	char err_buf[256];
@@ -517,8 +518,7 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
 		if (is_prefix(kw, token_sets[i].keyword))
 			break;
 	if (i == __TOKEN_SET_MAX) {
-		p_err("expected 'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach', 'verifier' or 'object', got: '%s' " TOKEN_HELP_HINT,
-		      kw);
+		p_err("expected %s, got: '%s' " TOKEN_HELP_HINT, expected, kw);
 		return -1;
 	}
 	if (seen[i]) {
@@ -532,7 +532,7 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
 		      token_set_what(i), kw);
 		return -1;
 	}
-	if (token_parse_list(i, argv[1], &a->sets[i], err_buf,
+	if (token_parse_list(i, argv[1], &sets[i], err_buf,
 			     sizeof(err_buf))) {
 		p_err("%s " TOKEN_HELP_HINT, err_buf);
 		return -1;
@@ -544,9 +544,9 @@ static int parse_create_set(struct create_args *a, bool *seen, int argc,
  * most once (@prev is the one given before) and not empty. NULL after an
  * error.
  */
-static const char *keyword_arg(const char *kw, const char *prev,
-			       const char *what, const char *desc, int *argc,
-			       char ***argv)
+const char *token_keyword_arg(const char *kw, const char *prev,
+			      const char *what, const char *desc, int *argc,
+			      char ***argv)
 {
 	const char *val;
 
@@ -591,27 +591,27 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 	while (argc) {
 		kw = GET_ARG();
 		if (is_prefix(kw, "token")) {
-			a->parent = keyword_arg(kw, a->parent, "parent token",
+			a->parent = token_keyword_arg(kw, a->parent, "parent token",
 						"parent token path", &argc, &argv);
 			if (!a->parent)
 				return -1;
 		} else if (is_prefix(kw, "userns")) {
-			a->ns = keyword_arg(kw, a->ns, "user namespace",
+			a->ns = token_keyword_arg(kw, a->ns, "user namespace",
 					    "user namespace (PID or path)",
 					    &argc, &argv);
 			if (a->ns)
-				a->userns_fd = userns_open(a->ns);
+				a->userns_fd = token_userns_open(a->ns);
 			if (!a->ns || a->userns_fd < 0)
 				return -1;
 		} else if (is_prefix(kw, "cgroup")) {
-			a->cgroup = keyword_arg(kw, a->cgroup, "cgroup",
+			a->cgroup = token_keyword_arg(kw, a->cgroup, "cgroup",
 						"cgroup v2 directory", &argc, &argv);
 			if (a->cgroup)
 				a->cgroup_fd = token_cgroup_open(a->cgroup);
 			if (!a->cgroup || a->cgroup_fd < 0)
 				return -1;
 		} else if (is_prefix(kw, "verifier")) {
-			a->verifier = keyword_arg(kw, a->verifier, "verifier mode",
+			a->verifier = token_keyword_arg(kw, a->verifier, "verifier mode",
 						  "verifier mode (relaxed or strict)",
 						  &argc, &argv);
 			if (!a->verifier)
@@ -625,12 +625,13 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
 			}
 		} else if (is_prefix(kw, "object")) {
 			/* may be repeated */
-			obj = keyword_arg(kw, NULL, "object file", "object file",
+			obj = token_keyword_arg(kw, NULL, "object file", "object file",
 					  &argc, &argv);
 			if (!obj || token_needs_add_file(&a->needs, obj))
 				return -1;
 		} else {
-			n = parse_create_set(a, seen, argc + 1, argv - 1);
+			n = token_parse_set_arg(a->sets, seen, argc + 1, argv - 1,
+						"'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach', 'verifier' or 'object'");
 			if (n < 0)
 				return -1;
 			argc -= n - 1;
@@ -752,7 +753,7 @@ static void explain_create_error(int err, const struct create_args *a)
 /* One line on stderr (none with -j) when the token allows program types
  * that act on the whole system: its other rules do not hold against them.
  */
-static void warn_root_equiv(__u64 progs)
+void token_warn_root_equiv(__u64 progs)
 {
 	char names[256];
 
@@ -819,6 +820,13 @@ static int do_create(int argc, char **argv)
 		opts.token_flags |= BPF_F_TOKEN_CGROUP;
 		opts.cgroup_fd = a.cgroup_fd;
 	}
+	/* Input checked, before the kernel is asked: mainline reads
+	 * BPF_TOKEN_CREATE's attr otherwise, never send it this one.
+	 */
+	if (!token_abi_get()->pinned && token_abi_get()->delegated) {
+		p_err("can't create a pinned token: this kernel has mainline's BPF tokens, made from a delegated BPF FS: see 'bpftool token delegate PATH userns NS ...'");
+		goto out;
+	}
 	/* what the objects need of the verifier, unless it was given */
 	if (!a.verifier &&
 	    token_trial_run(&a.trial, &a.needs, a.sets[TOKEN_SET_PROGS]))
@@ -834,7 +842,7 @@ static int do_create(int argc, char **argv)
 		err = -1;
 		goto out;
 	}
-	warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
+	token_warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
 	warn_verifier(&a);
 
 	/* -j prints what the kernel stored, read back from the pin */
@@ -864,7 +872,11 @@ out:
 static int show_one(const char *path)
 {
 	struct token_desc desc = {};
+	int ret;
 
+	ret = token_show_delegated(path);
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	if (token_read_pinned(path, &desc))
 		return -1;
 
@@ -977,13 +989,17 @@ static int show_all(void)
 	}
 	list.cnt = j;
 
+	/* then the delegated BPF FS mounts of every mount namespace */
 	if (!err && json_output) {
 		jsonw_start_array(json_wtr);
 		for (i = 0; i < list.cnt; i++)
 			print_token_json(&list.tokens[i]);
+		err = token_list_delegated(stdout);
 		jsonw_end_array(json_wtr);
 	} else if (!err) {
 		err = print_list_plain(&list);
+		if (!err)
+			err = token_list_delegated(stdout);
 	}
 
 	for (i = 0; i < list.cnt; i++)
@@ -1012,6 +1028,7 @@ static int do_revoke(int argc, char **argv)
 	struct token_desc desc = {};
 	struct stat before, after;
 	const char *path;
+	int err;
 
 	if (!argc) {
 		p_err("missing PATH of the token to revoke " TOKEN_HELP_HINT);
@@ -1020,6 +1037,12 @@ static int do_revoke(int argc, char **argv)
 	path = GET_ARG();
 	if (argc)
 		return BAD_ARG();
+
+	/* The root of a delegated BPF FS: unmounted where the kernel
+	 * revokes its tokens with it, refused on mainline
+	 */
+	if (token_revoke_delegated(path, &err))
+		return err;
 
 	/* Only a token: open it for inspection, which any pinned token
 	 * allows, and ask the kernel about it.
@@ -1086,6 +1109,9 @@ static int do_help(int argc, char **argv)
 		"Usage: %1$s %2$s create PATH [token PARENT] [userns NS] [cgroup CGROUP] \\\n"
 		"                          [cmds LIST] [maps LIST] [progs LIST] \\\n"
 		"                          [attach LIST] [verifier VERIFIER] [object OBJ]...\n"
+		"       %1$s %2$s delegate PATH userns NS [cmds LIST] [maps LIST] \\\n"
+		"                          [progs LIST] [attach LIST] [object OBJ]... \\\n"
+		"                          [cgroup CGROUP] [verifier VERIFIER]\n"
 		"       %1$s %2$s { show | list } [PATH]\n"
 		"       %1$s %2$s needs OBJ [OBJ...] [format FORMAT]\n"
 		"       %1$s %2$s revoke PATH\n"
@@ -1117,6 +1143,7 @@ static const struct cmd cmds[] = {
 	{ "show",	do_show },
 	{ "list",	do_show },
 	{ "create",	do_create },
+	{ "delegate",	token_do_delegate },
 	{ "needs",	do_needs },
 	{ "revoke",	do_revoke },
 	{ "help",	do_help },

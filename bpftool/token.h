@@ -7,6 +7,7 @@
 #define __BPF_TOOL_TOKEN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "token_names.h"
@@ -82,5 +83,60 @@ int token_cgroup_open(const char *path);
  * its root, "/a/b" below it), or NULL when it is not found there.
  */
 const char *token_cgroup_path(__u64 id);
+
+/* Shared by token.c and token_delegate.c ----------------------------------*/
+
+/* The four sets as "allowed_cmds": [...], ... (JSON), or one line per set */
+void print_sets_json(const __u64 *sets);
+void print_sets_plain(FILE *f, const __u64 *sets);
+
+/* Open the user namespace @ns: a PID, or the path of a namespace file such
+ * as /proc/PID/ns/user. Prints an error and returns -1 if it is not one.
+ */
+int token_userns_open(const char *ns);
+
+/* argv[0] is a set keyword (cmds, maps, progs, attach), argv[1] its list:
+ * parse the list into its element of @sets. @seen: the sets given so far;
+ * @expected: the command's keywords, for the error on another word. Returns
+ * the number of arguments taken (2), or -1 after an error.
+ */
+int token_parse_set_arg(__u64 *sets, bool *seen, int argc, char **argv,
+			const char *expected);
+
+/* The argument of keyword @kw, a @what (@desc when it is missing), given at
+ * most once (@prev is the one given before) and not empty. NULL after an
+ * error.
+ */
+const char *token_keyword_arg(const char *kw, const char *prev,
+			      const char *what, const char *desc, int *argc,
+			      char ***argv);
+
+/* One line on stderr (none with -j) when @progs has root-equivalent program
+ * types.
+ */
+void token_warn_root_equiv(__u64 progs);
+
+/* Delegated BPF FS mounts (token_delegate.c) --------------------------------*/
+
+/* token delegate PATH userns NS ... */
+int token_do_delegate(int argc, char **argv);
+
+/* Is @path the root of a delegated BPF FS mount in bpftool's mount
+ * namespace? 1 after printing it as "token show PATH" does, 0 if it is not
+ * one, -1 after an error.
+ */
+int token_show_delegated(const char *path);
+
+/* The delegated mounts of every mount namespace bpftool can see, printed
+ * after the pinned tokens of "token list": plain text to @f, JSON objects
+ * into the array json_wtr has open. 0, or -1 after an error.
+ */
+int token_list_delegated(FILE *f);
+
+/* "token revoke PATH": 0 if @path is not the root of a delegated mount;
+ * otherwise 1 and *@err is 0 after unmounting it, -1 after an error (a
+ * mainline kernel, which can't revoke a token).
+ */
+int token_revoke_delegated(const char *path, int *err);
 
 #endif

@@ -332,6 +332,9 @@ run_err() {
 	[[ $stderr == *"token create PATH [token PARENT] [userns NS] [cgroup CGROUP]"* ]]
 	[[ $stderr == *"[cmds LIST] [maps LIST] [progs LIST]"* ]]
 	[[ $stderr == *"[attach LIST] [verifier VERIFIER] [object OBJ]..."* ]]
+	[[ $stderr == *"token delegate PATH userns NS [cmds LIST] [maps LIST]"* ]]
+	[[ $stderr == *"[progs LIST] [attach LIST] [object OBJ]..."* ]]
+	[[ $stderr == *"[cgroup CGROUP] [verifier VERIFIER]"* ]]
 	[[ $stderr == *"token { show | list } [PATH]"* ]]
 	[[ $stderr == *"token needs OBJ [OBJ...] [format FORMAT]"* ]]
 	[[ $stderr == *"token revoke PATH"* ]]
@@ -1130,7 +1133,7 @@ man_list() {
 @test "help and man page agree: commands and keywords" {
 	diff -u <(help_keywords) <(man_keywords)
 	# sanity: the lists hold what they must
-	[[ $(help_keywords | tr '\n' ' ') == "attach cgroup cmds create format help list maps needs object progs revoke show token userns verifier " ]]
+	[[ $(help_keywords | tr '\n' ' ') == "attach cgroup cmds create delegate format help list maps needs object progs revoke show token userns verifier " ]]
 }
 
 @test "help and man page agree: grammar symbols" {
@@ -1254,7 +1257,8 @@ check_complete() {
 @test "completion: token subcommands and keywords" {
 	setup_cbin
 	check_complete "bpftool to" "token"
-	check_complete "bpftool token " "create help list needs revoke show"
+	check_complete "bpftool token " "create delegate help list needs revoke show"
+	check_complete "bpftool token d" "delegate"
 	check_complete "bpftool token c" "create"
 	check_complete "bpftool token re" "revoke"
 	check_complete "bpftool token n" "needs"
@@ -1273,6 +1277,18 @@ check_complete() {
 	check_complete "bpftool token create /sys/fs/bpf/t verifier relaxed " \
 		"attach cgroup cmds maps object progs token userns"
 	check_complete "bpftool token create /sys/fs/bpf/t object a.o object b.o o" "object"
+}
+
+@test "completion: token delegate keywords, without token" {
+	setup_cbin
+	check_complete "bpftool token delegate /mnt/d " "attach cgroup cmds maps object progs userns verifier"
+	check_complete "bpftool token delegate /mnt/d userns 1 cmds any " \
+		"attach cgroup maps object progs verifier"
+	check_complete "bpftool token delegate /mnt/d verifier " "relaxed strict"
+	check_complete "bpftool token delegate /mnt/d maps hash:ar" "array array_of_maps"
+	mkdir -p "$D/dir"
+	touch "$D/file"
+	check_complete "bpftool token delegate $D/" "$D/dir"
 }
 
 @test "completion: object files after object and needs, PIDs or paths after userns" {

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* token-delegated BPFFS [MAP_TYPE...]: make a token from the root of the
+ * delegated BPF FS mounted at BPFFS, with mainline's BPF_TOKEN_CREATE
+ * ({ flags = 0, bpffs_fd }), then create one map of each MAP_TYPE (a number
+ * of enum bpf_map_type) through it with BPF_F_TOKEN_FD, at mainline's attr
+ * offsets. Raw bpf(2): neither the project's libbpf nor its UAPI, whose
+ * token attrs are v3's, is used.
+ *
+ * Prints "token: ok" or "token: ERRNO_NAME", then per map type "map N: ok"
+ * or "map N: ERRNO_NAME". Exit status 0 if the token was made, 1 if not, 2
+ * on bad usage. Run it in the user namespace that owns the mount, with
+ * CAP_BPF there (e.g. under nsenter -U).
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define CMD_MAP_CREATE		0
+#define CMD_TOKEN_CREATE	36
+#define F_TOKEN_FD		(1U << 16)
+
+/* mainline's token_create */
+struct token_create_attr {
+	uint32_t flags;
+	uint32_t bpffs_fd;
+};
+
+/* mainline's map_create, up to map_token_fd */
+struct map_create_attr {
+	uint32_t map_type;
+	uint32_t key_size;
+	uint32_t value_size;
+	uint32_t max_entries;
+	uint32_t map_flags;
+	uint32_t inner_map_fd;
+	uint32_t numa_node;
+	char map_name[16];
+	uint32_t map_ifindex;
+	uint32_t btf_fd;
+	uint32_t btf_key_type_id;
+	uint32_t btf_value_type_id;
+	uint32_t btf_vmlinux_value_type_id;
+	uint64_t map_extra;
+	int32_t value_type_btf_obj_fd;
+	int32_t map_token_fd;
+};
+
+_Static_assert(offsetof(struct map_create_attr, map_token_fd) == 76,
+	       "map_token_fd is at mainline's offset");
+
+static long sys_bpf(int cmd, void *attr, unsigned int size)
+{
+	return syscall(__NR_bpf, cmd, attr, size);
+}
+
+static const char *errname(int err)
+{
+	switch (err) {
+	case EPERM:	return "EPERM";
+	case EACCES:	return "EACCES";
+	case EINVAL:	return "EINVAL";
+	case ENOENT:	return "ENOENT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EBADF:	return "EBADF";
+	case E2BIG:	return "E2BIG";
+	default:	return strerror(err);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct token_create_attr tattr;
+	struct map_create_attr mattr;
+	int fs_fd, token_fd, map_fd, i;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BPFFS [MAP_TYPE...]\n", argv[0]);
+		return 2;
+	}
+	fs_fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs_fd < 0) {
+		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+		return 2;
+	}
+
+	memset(&tattr, 0, sizeof(tattr));
+	tattr.bpffs_fd = fs_fd;
+	token_fd = sys_bpf(CMD_TOKEN_CREATE, &tattr, sizeof(tattr));
+	if (token_fd < 0) {
+		printf("token: %s\n", errname(errno));
+		return 1;
+	}
+	printf("token: ok\n");
+
+	for (i = 2; i < argc; i++) {
+		memset(&mattr, 0, sizeof(mattr));
+		mattr.map_type = strtoul(argv[i], NULL, 0);
+		mattr.key_size = 4;
+		mattr.value_size = 4;
+		mattr.max_entries = 1;
+		mattr.map_flags = F_TOKEN_FD;
+		mattr.map_token_fd = token_fd;
+		map_fd = sys_bpf(CMD_MAP_CREATE, &mattr, sizeof(mattr));
+		if (map_fd < 0) {
+			printf("map %s: %s\n", argv[i], errname(errno));
+		} else {
+			printf("map %s: ok\n", argv[i]);
+			close(map_fd);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bats
+# bpftool token delegate, and delegated BPF FS mounts in show, list and revoke,
+# on this machine's kernel when it has mainline's BPF tokens (Linux 6.9+):
+# a user namespace gets a delegated BPF FS, and a process in it makes a token
+# from the mount and creates the map types it allows, not the others
+# (tests/helpers/token-delegated.c, raw bpf(2) with mainline's attrs). Bad
+# input is one error line and mounts nothing. Every test skips, saying why,
+# on a kernel without mainline's tokens or without root.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	local top=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	local build=${BUILD:-$top/build}
+	# The helper is built by `make test-build`; build it here if it is not.
+	export HELPER=${TEST_BIN:-$build/tests}/token-delegated
+	[[ -x $HELPER ]] || make -s -C "$top" "$HELPER" >&2 || true
+}
+
+# Mainline's tokens: enum bpf_cmd has BPF_TOKEN_CREATE and union bpf_attr's
+# token_create starts with flags and bpffs_fd (the kernel's BTF says it).
+mainline_tokens() {
+	[[ -r /sys/kernel/btf/vmlinux ]] || return 1
+	"$BPFTOOL" btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
+		awk '/^\[[0-9]+\] STRUCT .* vlen=/ { s = $0 }
+		     /'"'"'bpffs_fd'"'"' type_id=[0-9]+ bits_offset=32$/ && p ~ /'"'"'flags'"'"' .*bits_offset=0$/ { found = 1 }
+		     { p = $0 } END { exit !found }'
+}
+
+setup() {
+	TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	BUILD=${BUILD:-$TOP/build}
+	BPFTOOL=${BPFTOOL:-$BUILD/bpftool/bpftool}
+	[[ -x $BPFTOOL ]] || { echo "no $BPFTOOL: run 'make bpftool'"; false; }
+	[[ $(id -u) == 0 ]] || skip "needs root (mounts a BPF FS)"
+	mainline_tokens || skip "the kernel ($(uname -r)) has no mainline BPF tokens (delegated BPF FS)"
+	command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+		skip "needs unshare and nsenter (util-linux)"
+	D=$BATS_TEST_TMPDIR/d
+	mkdir -p "$D/mnt"
+	NSPID=
+	MPID=
+}
+
+teardown() {
+	local m
+	# every BPF FS mounted below this test's directory, innermost first
+	for m in $(awk -v d="$BATS_TEST_TMPDIR" '$5 ~ "^" d { print $5 }' /proc/self/mountinfo | sort -r); do
+		umount "$m" 2>/dev/null || true
+	done
+	[[ -z $MPID ]] || kill "$MPID" 2>/dev/null || true
+	if [[ -n $NSPID ]]; then
+		kill "$NSPID" 2>/dev/null || true
+		wait "$NSPID" 2>/dev/null || true
+	fi
+}
+
+# A user namespace (root mapped to root) held by a sleeping process: $NSPID
+make_userns() {
+	unshare -U --map-root-user sleep 600 &
+	NSPID=$!
+	# wait until the process is in its own user namespace
+	for _ in $(seq 50); do
+		[[ $(readlink /proc/$NSPID/ns/user) != "$(readlink /proc/self/ns/user)" ]] && return 0
+		sleep 0.1
+	done
+	echo "unshare did not make a user namespace"
+	false
+}
+
+# The mounts below the test's directory
+mounts() {
+	awk -v d="$BATS_TEST_TMPDIR" '$5 ~ "^" d' /proc/self/mountinfo
+}
+
+# run_err WANT ARGS...: bpftool ARGS fails with one line, "Error: WANT...",
+# on stderr and nothing on stdout; with -j, one {"error": "WANT..."} on
+# stdout. No mount appears.
+run_err() {
+	local want=$1 before
+	shift
+	before=$(mounts)
+
+	run --separate-stderr "$BPFTOOL" "$@"
+	echo "plain: status $status, stdout '$output', stderr '$stderr'"
+	[[ $status != 0 ]]
+	[[ -z $output ]]
+	[[ ${#stderr_lines[@]} == 1 ]]
+	[[ $stderr == "Error: $want"* ]]
+
+	run --separate-stderr "$BPFTOOL" -j "$@"
+	echo "json: status $status, stdout '$output', stderr '$stderr'"
+	[[ $status != 0 ]]
+	[[ -z $stderr ]]
+	[[ $(jq -c 'keys' <<<"$output") == '["error"]' ]]
+	[[ $(jq -r .error <<<"$output") == "$want"* ]]
+
+	[[ $(mounts) == "$before" ]]
+}
+
+@test "delegate: the user namespace makes a token from the mount; allowed map types are created, others are not" {
+	make_userns
+	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" \
+		cmds map_create:token_create maps hash progs xdp attach xdp
+	echo "$output $stderr"
+	[[ $status == 0 && -z $output && -z $stderr ]]
+	mounts | grep -E " $D/mnt .* - bpf .*delegate_cmds=map_create:token_create,delegate_maps=hash,delegate_progs=xdp,delegate_attachs=xdp"
+
+	# hash (1) through the token, array (2) not
+	run nsenter -t "$NSPID" -U "$HELPER" "$D/mnt" 1 2
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $output == $'token: ok\nmap 1: ok\nmap 2: EPERM' ]]
+	# not from the initial user namespace
+	run "$HELPER" "$D/mnt"
+	[[ $status == 1 && $output == "token: "* && $output != "token: ok" ]]
+}
+
+@test "delegate: userns as a /proc/PID/ns/user path, lists with ':' and ',' and names in any case" {
+	make_userns
+	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "/proc/$NSPID/ns/user" \
+		cmds MAP_CREATE,bpf_token_create maps hash:ARRAY
+	echo "$output $stderr"
+	[[ $status == 0 ]]
+	run nsenter -t "$NSPID" -U "$HELPER" "$D/mnt" 1 2 3
+	echo "$output"
+	[[ $output == $'token: ok\nmap 1: ok\nmap 2: ok\nmap 3: EPERM' ]]
+}
+
+@test "delegate -j, show -j and list -j: the mount with upstream's token_info key and the project's" {
+	make_userns
+	run --separate-stderr "$BPFTOOL" -j token delegate "$D/mnt" userns "$NSPID" \
+		cmds map_create,prog_load maps array progs xdp,kprobe attach xdp
+	echo "$output $stderr"
+	[[ $status == 0 ]]
+	[[ $(jq -r .token_info <<<"$output") == "$D/mnt" ]]
+	# kprobe is root-equivalent: a warning, on stderr only without -j
+	run --separate-stderr "$BPFTOOL" token show "$D/mnt"
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[0]} == "$D/mnt" ]]
+	[[ ${lines[1]} == $'\tdelegated: mount '* ]]
+	[[ $output == *$'\tallowed_cmds: map_create prog_load\n'* ]]
+	[[ $output == *$'\tallowed_progs: kprobe xdp\n'* ]]
+	[[ $output == *$'\troot-equivalent'* ]]
+
+	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $(jq -c '.[0] | [.token_info, .delegated, .pid, .allowed_cmds, .allowed_maps, .allowed_progs, .allowed_attachs, .root_equivalent, .relaxed_verifier, .cgroup]' <<<"$output") == \
+		"[\"$D/mnt\",\"$D/mnt\",null,[\"map_create\",\"prog_load\"],[\"array\"],[\"kprobe\",\"xdp\"],[\"xdp\"],true,false,null]" ]]
+	[[ $(jq '.[0].mnt_ns' <<<"$output") == $(stat -L -c %i /proc/self/ns/mnt) ]]
+
+	run --separate-stderr "$BPFTOOL" -j token list
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $(jq -c --arg p "$D/mnt" '[.[] | select(.token_info == $p)] | length' <<<"$output") == 1 ]]
+	[[ $(jq -c --arg p "$D/mnt" '.[] | select(.token_info == $p) | .allowed_maps' <<<"$output") == '["array"]' ]]
+	run --separate-stderr "$BPFTOOL" token list
+	[[ $status == 0 ]]
+	[[ $output == *"$D/mnt"$'\n\tdelegated: mount '* ]]
+}
+
+@test "list: a delegated mount in another mount namespace, with the PID it was seen in" {
+	make_userns
+	# a process in a mount namespace of its own, whose mounts do not
+	# propagate to bpftool's
+	unshare -m --propagation private sleep 600 &
+	MPID=$!
+	local mpid=$MPID
+	for _ in $(seq 50); do
+		[[ $(readlink /proc/$mpid/ns/mnt) != "$(readlink /proc/self/ns/mnt)" ]] && break
+		sleep 0.1
+	done
+	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" maps hash cmds map_create
+	echo "$output $stderr"
+	[[ $status == 0 ]]
+	# seen in bpftool's namespace, and in the other one (a copy of it made
+	# before the mount: the mount is not there)
+	run --separate-stderr "$BPFTOOL" -j token list
+	echo "$output"
+	[[ $(jq --arg p "$D/mnt" '[.[] | select(.token_info == $p)] | length' <<<"$output") == 1 ]]
+	umount "$D/mnt"
+
+	# mounted in the other namespace only, through nsenter (no PID form
+	# here: the PID's user namespace is the one the mount is for)
+	nsenter -t "$mpid" -m "$BPFTOOL" token delegate "$D/mnt" userns "/proc/$NSPID/ns/user" maps array cmds map_create
+	[[ $(mounts) != *" $D/mnt "* ]]
+	run --separate-stderr "$BPFTOOL" -j token list
+	echo "$output"
+	kill "$mpid"
+	[[ $(jq -c --arg p "$D/mnt" '.[] | select(.token_info == $p) | [.pid, .allowed_maps]' <<<"$output") == "[$mpid,[\"array\"]]" ]]
+}
+
+@test "delegate: bad input is one error line, and nothing is mounted" {
+	make_userns
+	touch "$D/file"
+	run_err "missing PATH for the delegated BPF FS" token delegate
+	run_err "missing PATH for the delegated BPF FS" token delegate userns "$NSPID"
+	run_err "missing 'userns NS'" token delegate "$D/mnt" cmds any
+	run_err "can't open user namespace of process 999999999: no such process" \
+		token delegate "$D/mnt" userns 999999999
+	run_err "/proc/self/ns/mnt is not a user namespace" \
+		token delegate "$D/mnt" userns /proc/self/ns/mnt
+	run_err "expected 'userns', 'cmds', 'maps', 'progs', 'attach', 'object', 'cgroup' or 'verifier', got: 'token'" \
+		token delegate "$D/mnt" userns "$NSPID" token /x
+	run_err "expected 'userns', 'cmds', 'maps', 'progs', 'attach', 'object', 'cgroup' or 'verifier', got: 'frob'" \
+		token delegate "$D/mnt" userns "$NSPID" frob any
+	run_err "unknown map type 'nosuch'" \
+		token delegate "$D/mnt" userns "$NSPID" maps nosuch
+	run_err "'cmds' already specified" \
+		token delegate "$D/mnt" userns "$NSPID" cmds any cmds any
+	run_err "can't mount at $D/file: not a directory" \
+		token delegate "$D/file" userns "$NSPID" cmds any
+	run_err "can't mount at $D/nosuch: No such file or directory" \
+		token delegate "$D/nosuch" userns "$NSPID" cmds any
+	run_err "PATH mnt must be absolute" \
+		token delegate mnt userns "$NSPID" cmds any
+	run_err "object $D/file is not an ELF file" \
+		token delegate "$D/mnt" userns "$NSPID" object "$D/file"
+}
+
+@test "delegate: cgroup and the relaxed verifier, which mainline's delegated BPF FS lacks, are refused" {
+	make_userns
+	run_err "can't delegate with cgroup /sys/fs/cgroup: the kernel has no cgroup scope for delegated tokens" \
+		token delegate "$D/mnt" userns "$NSPID" cmds any cgroup /sys/fs/cgroup
+	run_err "can't delegate with 'verifier relaxed': the kernel has no relaxed verifier for delegated tokens" \
+		token delegate "$D/mnt" userns "$NSPID" cmds any verifier relaxed
+	# strict is what mainline does
+	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" cmds any verifier strict
+	[[ $status == 0 ]]
+}
+
+@test "create on a mainline kernel: one line pointing to delegate, nothing created" {
+	mount -t bpf bpf "$D/mnt"
+	run_err "can't create a pinned token: this kernel has mainline's BPF tokens, made from a delegated BPF FS: see 'bpftool token delegate PATH userns NS ...'" \
+		token create "$D/mnt/tok" cmds any
+	[[ ! -e $D/mnt/tok ]]
+}
+
+@test "revoke of a delegated mount on mainline: refused in one line, the mount stays" {
+	make_userns
+	"$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" cmds map_create:token_create maps hash
+	run_err "can't revoke $D/mnt: a mainline kernel cannot revoke a token" token revoke "$D/mnt"
+	mounts | grep -q " $D/mnt "
+	# and its tokens still work
+	run nsenter -t "$NSPID" -U "$HELPER" "$D/mnt" 1
+	[[ $output == $'token: ok\nmap 1: ok' ]]
+}
+
+@test "show of a BPF FS that delegates nothing, and of a plain directory, is not a delegated mount" {
+	mount -t bpf bpf "$D/mnt"
+	run --separate-stderr "$BPFTOOL" token show "$D/mnt"
+	[[ $status != 0 ]]
+	run --separate-stderr "$BPFTOOL" -j token list
+	[[ $status == 0 ]]
+	[[ $(jq --arg p "$D/mnt" '[.[] | select(.token_info == $p)] | length' <<<"$output") == 0 ]]
+}
