@@ -4,9 +4,11 @@
 # selects it, every refusal that comes before it touches anything (one
 # "Error: bpf-token hook: ..." line, exit status 1), the host's policy as
 # far as the annotations go, and the unit tests of its parsers, its policy
-# decisions, the bounded parse of the objects, its records and teardown
-# (tests/host/oci_hook_test.py). What it does to a real container is
-# tests/vm/oci-runtimes.bats.
+# decisions, the bounded parse of the objects, the paths in the container,
+# the pinned process, the cgroup scope, its records and teardown, and of
+# createRuntime and poststop with fake containers and a stand-in for
+# bpftool (tests/host/oci_hook_test.py). What it does to a real container
+# is tests/vm/oci-runtimes.bats.
 
 bats_require_minimum_version 1.5.0
 
@@ -119,6 +121,24 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 		org.bpf-token.objects=/a.bpf.o
 }
 
+@test "oci hook: a container without a pid namespace of its own is refused" {
+	local i
+	# (its own user namespace: the check before passes)
+	unshare --user sleep 100 3>&- &
+	SLEEP_PID=$!
+	PID=$SLEEP_PID
+	for ((i = 0; i < 100; i++)); do
+		[[ $(readlink "/proc/$PID/ns/user") != "$(readlink /proc/self/ns/user)" ]] && break
+		sleep 0.05
+	done
+	refused 'the container has no pid namespace of its own' createRuntime \
+		org.bpf-token.objects=/a.bpf.o
+	# a process that is gone
+	kill "$SLEEP_PID"
+	wait "$SLEEP_PID" || true
+	refused "the container's process $PID is gone" createRuntime org.bpf-token.objects=/a.bpf.o
+}
+
 @test "oci hook: bad states and stages are refused in one line" {
 	run --separate-stderr "$HOOK" createRuntime <<<'not json'
 	[[ $status == 1 && $stderr == "Error: bpf-token hook: the container state on stdin is not JSON"* ]]
@@ -203,7 +223,7 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o
 }
 
-@test "oci hook: unit tests of its parsers, policy, bounded parse of the objects, records and teardown" {
+@test "oci hook: unit tests of its parsers, policy, bounded parse, paths, pidfd, cgroup scope, records, teardown, create and poststop" {
 	run /usr/bin/python3 "$TOP/tests/host/oci_hook_test.py" -v
 	echo "$output"
 	[[ $status == 0 ]]

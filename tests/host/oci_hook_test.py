@@ -4,14 +4,26 @@
 its parsers (the container's state, the annotations, the sets' words, the
 policy file, bpftool's needs), the policy's decisions, the bounded and
 unprivileged parse of the objects (with stand-ins for bpftool that hang,
-crash, eat memory or CPU, flood their output), the helper that works in the
-container's mount namespace, the records and the teardown that follows no
-symbolic link. Run by tests/host/oci-hook.bats; as root, for the parts that
-change credentials, enter mount namespaces or chroot.
+crash, eat memory or CPU, flood their output), the paths in the container
+(openat2() from its root: links to /proc/1/root, absolute links, ".."
+escapes, magic links, all refused in the words of a missing file), the
+pinned process (pidfd), the cgroup scope's check, the helper that works in
+the container's mount namespace, the records (two runtimes of one id,
+stale records cleaned at every run), the teardown that follows no symbolic
+link, the one-line errors (unexpected exceptions, signals), and
+createRuntime and poststop of fake containers (their own namespaces and
+cgroup) with a stand-in for bpftool: a mount over /sys/fs/bpf hides
+nothing from poststop, a failure revokes the token made. Run by
+tests/host/oci-hook.bats; as root, for the parts that change credentials,
+make namespaces and cgroups, or mount (in a mount namespace of the tests'
+own).
 
   python3 tests/host/oci_hook_test.py [-v] [TestClass[.test]]
 """
 import contextlib
+import ctypes
+import errno
+import glob
 import importlib.machinery
 import importlib.util
 import io
@@ -20,6 +32,7 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +59,22 @@ def load_hook():
 
 hook = load_hook()
 HookError = hook.HookError
+libc = hook.libc
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNS = 0x10000000, 0x20000000, 0x00020000
+MS_REC = 0x4000
+CGROUP2 = None
+if ROOT:
+    with contextlib.suppress(HookError):
+        CGROUP2 = hook.cgroup2_mount()
+
+
+def setUpModule():
+    """as root: a mount namespace of the tests' own, private, so that what
+    they mount (BPF FS instances, the hook's /run, the containers' mounts)
+    never reaches the host's and goes when they end"""
+    if ROOT:
+        hook.check(libc.unshare(CLONE_NEWNS), 'unshare')
+        hook.check(libc.mount(None, b'/', None, MS_REC | hook.MS_PRIVATE, None), 'mount')
 
 
 class TmpDir(unittest.TestCase):
@@ -458,45 +487,271 @@ sys.exit(255)
                 os.close(fd)
 
 
-@unittest.skipUnless(ROOT, 'needs root (setns, chroot)')
-class Container(TmpDir):
-    """in_container() with this process as the container: its own mount
-    namespace, a temporary directory as its root file system"""
+class FakeContainer:
+    """a process that stands for a container's first process, as a runtime
+    leaves it at createRuntime: in a mount namespace of its own where
+    `mounts` ([(fstype, directory)]) are mounted, chrooted into rootfs if
+    `pivoted` (a process after pivot_root), in a user namespace of its own
+    (root: host uid and gid ROOT_ID) and a pid namespace of its own if
+    asked, in the cgroup v2 directory `cgroup` if given. The process never
+    returns into the tests: it sleeps until stop()."""
+
+    ROOT_ID = 100000
+
+    def __init__(self, rootfs, mounts=(), pivoted=False, userns=False, pidns=False, cgroup=None):
+        self.rootfs = rootfs
+        r, w = os.pipe()
+        go_r, go_w = os.pipe()
+        self.child = os.fork()
+        if self.child == 0:
+            try:
+                os.close(r)
+                os.close(go_w)
+                hook.check(libc.unshare(CLONE_NEWNS), 'unshare')
+                hook.check(libc.mount(None, b'/', None, MS_REC | hook.MS_PRIVATE, None), 'mount')
+                for fstype, d in mounts:
+                    hook.check(libc.mount(fstype.encode(), os.path.join(rootfs, d.lstrip('/')).encode(),
+                                          fstype.encode(), 0, None), f'mount {d}')
+                if pivoted:
+                    os.chroot(rootfs)
+                    os.chdir('/')
+                flags = (CLONE_NEWUSER if userns else 0) | (CLONE_NEWPID if pidns else 0)
+                if flags:
+                    hook.check(libc.unshare(flags), 'unshare')
+                pid = os.fork() if pidns else 0
+                if pid:
+                    # the container's process: the one in the pid namespace
+                    os.write(w, f'{pid}\n'.encode())
+                    os.waitpid(pid, 0)
+                else:
+                    if not pidns:
+                        os.write(w, f'{os.getpid()}\n'.encode())
+                    os.read(go_r, 1)
+                    time.sleep(1000)
+            finally:
+                os._exit(0)
+        os.close(w)
+        os.close(go_r)
+        self.go = go_w
+        with os.fdopen(r) as f:
+            self.pid = int(f.readline())
+        if userns:
+            for which in ('uid', 'gid'):
+                with open(f'/proc/{self.pid}/{which}_map', 'w') as f:
+                    f.write(f'0 {self.ROOT_ID} 65536\n')
+        if cgroup:
+            with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as f:
+                f.write(f'{self.pid}\n')
+
+    def stop(self):
+        """kill the container's process (its pid namespace with it), and
+        wait until it is gone (the child that made its pid namespace reaps
+        it, then exits)"""
+        if self.child is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.child, 0)
+        os.close(self.go)
+        self.child = None
+
+
+class ContainerDir(TmpDir):
+    """a root file system for the fake containers: its /etc/obj, links in
+    its /app, a FIFO; and a secret of the host's beside it"""
 
     def setUp(self):
         super().setUp()
         self.rootfs = os.path.join(self.tmp, 'rootfs')
-        for d in ('sys/fs/bpf', 'app', 'etc'):
-            os.makedirs(os.path.join(self.rootfs, d))
+        for d in ('sys/fs/bpf', 'app', 'etc', 'proc', 'run', self.tmp.lstrip('/')):
+            os.makedirs(os.path.join(self.rootfs, d), exist_ok=True)
         with open(os.path.join(self.rootfs, 'etc', 'obj'), 'w') as f:
             f.write('the container\'s own\n')
-        os.symlink('/etc/obj', os.path.join(self.rootfs, 'app', 'link.bpf.o'))
         os.mkfifo(os.path.join(self.rootfs, 'app', 'fifo.bpf.o'))
+        # the host's: what a link of the container must never reach
+        self.secret = self.write('secret.bpf.o', 'the host\'s\n')
+        self.host_dir = os.path.join(self.tmp, 'host-dir')
+        os.mkdir(self.host_dir)
+        self.cts = []
 
-    def run_in(self, func, send_fds=False):
-        return hook.in_container(os.getpid(), self.rootfs, func, send_fds)
+    def tearDown(self):
+        for ct in self.cts:
+            ct.stop()
+        super().tearDown()
 
-    def test_objects_resolve_inside(self):
-        _, fds = self.run_in(hook.open_objects(['/app/link.bpf.o'], '/sys/fs/bpf'), True)
-        try:
-            self.assertEqual(len(fds), 1)
-            self.assertEqual(os.readlink(f'/proc/self/fd/{fds[0]}'),
-                             os.path.join(self.rootfs, 'etc', 'obj'))
-        finally:
-            for fd in fds:
-                os.close(fd)
+    def link(self, name, target):
+        os.symlink(target, os.path.join(self.rootfs, name.lstrip('/')))
 
-    def test_objects_refused(self):
+    def container(self, **kw):
+        ct = FakeContainer(self.rootfs, **kw)
+        self.cts.append(ct)
+        return ct
+
+    def opened(self, ct, objects=(), mnt='/sys/fs/bpf'):
+        """the container's root, the token's directory and the objects,
+        opened by the hook: (root fd, dir fd, [object fds]); closed at the
+        end of the test"""
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        rootfd = hook.container_root(proc, self.tmp, {'root': {'path': 'rootfs'}})
+        dirfd, fds = hook.open_objects(rootfd, list(objects), mnt)
+        for fd in [dirfd] + fds:
+            self.addCleanup(os.close, fd)
+        return rootfd, dirfd, fds
+
+
+def fd_path(fd):
+    return os.readlink(f'/proc/self/fd/{fd}')
+
+
+@unittest.skipUnless(ROOT, 'needs root (mount namespaces)')
+class Paths(ContainerDir):
+    """paths in the container resolve inside its root file system, in its
+    mount namespace, and never outside: openat2(RESOLVE_IN_ROOT |
+    RESOLVE_NO_MAGICLINKS) from its root"""
+
+    def missing(self, obj):
+        return f'org.bpf-token.objects: {obj}: No such file or directory in the container'
+
+    def refused(self, ct, objects, msg, mnt='/sys/fs/bpf'):
+        with self.assertRaises(HookError) as cm:
+            self.opened(ct, objects, mnt)
+        self.assertEqual(str(cm.exception), msg)
+
+    def test_links_inside_resolve_inside(self):
+        self.link('/app/abs.bpf.o', '/etc/obj')
+        self.link('/app/rel.bpf.o', '../etc/obj')
+        for pivoted in (False, True):
+            with self.subTest(pivoted=pivoted):
+                ct = self.container(pivoted=pivoted)
+                _, dirfd, fds = self.opened(ct, ['/app/abs.bpf.o', '/app/rel.bpf.o', '/etc/obj'])
+                # (seen from the tests' root: the container's file)
+                for fd in fds:
+                    self.assertEqual(fd_path(fd), os.path.join(self.rootfs, 'etc', 'obj'))
+                self.assertEqual(fd_path(dirfd), os.path.join(self.rootfs, 'sys/fs/bpf'))
+
+    def test_escapes_stay_inside(self):
+        """an absolute link, a ".." escape, a link through /proc/1/root or
+        /proc/self/fd, to a host file that exists: each fails as a missing
+        file does, with the same words"""
+        self.link('/app/abs.bpf.o', self.secret)
+        self.link('/app/dotdot.bpf.o', '../../../../../../../../..' + self.secret)
+        self.link('/app/proc1.bpf.o', '/proc/1/root' + self.secret)
+        self.link('/app/procgone.bpf.o', '/proc/1/root' + self.secret + '.none')
+        self.link('/app/procself.bpf.o', '/proc/self/root' + self.secret)
+        self.link('/app/fd.bpf.o', '/proc/self/fd/0')
+        self.link('/app/cwd', '/proc/1/cwd')
+        self.link('/app/loop.bpf.o', '/app/loop.bpf.o')
+        for pivoted in (False, True):
+            ct = self.container(mounts=[('proc', '/proc')], pivoted=pivoted)
+            for obj in ('/app/abs.bpf.o', '/app/dotdot.bpf.o', '/app/proc1.bpf.o',
+                        '/app/procgone.bpf.o', '/app/procself.bpf.o', '/app/fd.bpf.o',
+                        '/app/cwd/etc/passwd',
+                        '/proc/1/root/etc/passwd', '/app/loop.bpf.o', '/app/none.bpf.o',
+                        '/../../..' + self.secret):
+                with self.subTest(pivoted=pivoted, obj=obj):
+                    self.refused(ct, [obj], self.missing(obj))
+            # the token's directory too
+            self.link('/escape', '/proc/1/root' + self.tmp)
+            self.refused(ct, [], 'org.bpf-token.path: /escape/host-dir: No such file or '
+                         'directory in the container', '/escape/host-dir')
+            os.unlink(os.path.join(self.rootfs, 'escape'))
+        # (the control: the container's own proc, a file of its own)
+        self.assertEqual(self.opened(ct, ['/proc/1/stat'])[2].__len__(), 1)
+
+    def test_the_container_s_mounts(self):
+        """the mounts met are the container's, not the host's: its /run is
+        the tmpfs mounted in its mount namespace"""
+        self.link('/app/run', '/run')
+        self.write('rootfs/run/host-only', '')
+        ct = self.container(mounts=[('tmpfs', '/run')])
+        _, dirfd, _ = self.opened(ct, [], '/app/run')
+        self.assertNotEqual(os.fstat(dirfd).st_dev, os.stat(os.path.join(self.rootfs, 'run')).st_dev)
+        self.assertEqual(os.listdir(f'/proc/self/fd/{dirfd}'), [])
+
+    def test_refusals(self):
+        ct = self.container()
         for objects, mnt, msg in (
-                (['/app/fifo.bpf.o'], '/sys/fs/bpf', '/app/fifo.bpf.o is not a regular file in the container'),
-                (['/app'], '/sys/fs/bpf', '/app is not a regular file'),
-                (['/no.bpf.o'], '/sys/fs/bpf', '/no.bpf.o: No such file or directory in the container'),
+                (['/app/fifo.bpf.o'], '/sys/fs/bpf',
+                 'org.bpf-token.objects: /app/fifo.bpf.o is not a regular file in the container'),
+                (['/app'], '/sys/fs/bpf', 'org.bpf-token.objects: /app is not a regular file in the container'),
+                (['/no.bpf.o'], '/sys/fs/bpf', self.missing('/no.bpf.o')),
                 ([], '/no/dir', 'org.bpf-token.path: /no/dir: No such file or directory in the container'),
-                ([], '/etc/obj', '/etc/obj is not a directory in the container')):
-            with self.subTest(objects=objects, mnt=mnt), self.assertRaisesRegex(HookError, msg):
-                self.run_in(hook.open_objects(objects, mnt), True)
+                ([], '/etc/obj', 'org.bpf-token.path: /etc/obj is not a directory in the container'),
+                (['/etc/obj/x'], '/sys/fs/bpf',
+                 'org.bpf-token.objects: /etc/obj/x: Not a directory in the container')):
+            with self.subTest(objects=objects, mnt=mnt):
+                self.refused(ct, objects, msg, mnt)
+
+    def test_64_objects_all_opened(self):
+        ct = self.container()
+        objects = ['/etc/obj'] * 64
+        self.assertEqual(len(self.opened(ct, objects)[2]), 64)
+
+    def test_no_openat2(self):
+        """a kernel without openat2(): one line, fail closed"""
+        def enosys(*args):
+            ctypes.set_errno(errno.ENOSYS)
+            return -1
+        with unittest.mock.patch.object(hook, 'libc', unittest.mock.Mock(wraps=libc)) as fake:
+            fake.syscall.side_effect = enosys
+            with self.assertRaisesRegex(HookError, r'^the kernel has no openat2\(\) \(Linux 5\.6 or '
+                                        'later\): paths in the container cannot be resolved safely$'):
+                hook.openat2(hook.AT_FDCWD, '/', os.O_PATH, hook.RESOLVE_CONTAINER)
+
+
+@unittest.skipUnless(ROOT, 'needs root (mount namespaces)')
+class MountNs(ContainerDir):
+    """in_mount_ns(): what only a process of the container's mount
+    namespace may do, by a child that never returns"""
+
+    def run_in(self, ct, func):
+        nsfd = os.open(f'/proc/{ct.pid}/ns/mnt', os.O_RDONLY)
+        try:
+            return hook.in_mount_ns(nsfd, func)
+        finally:
+            os.close(nsfd)
+
+    def test_attach_moves_onto_the_fd_and_makes_private(self):
+        ct = self.container(mounts=[('tmpfs', '/sys')])
+        os.makedirs(f'/proc/{ct.pid}/root{self.rootfs}/sys/fs/bpf')
+        _, dirfd, _ = self.opened(ct)
+        # a detached tmpfs, from the tests' mount namespace, moved onto the
+        # container's /sys/fs/bpf by its fd
+        src = os.path.join(self.tmp, 'src')
+        os.mkdir(src)
+        hook.check(libc.mount(b'tmpfs', src.encode(), b'tmpfs', 0, b'mode=0711'), 'mount')
+        hook.check(libc.mount(None, src.encode(), None, MS_REC | hook.MS_PRIVATE, None), 'mount')
+        tree = hook.check(libc.syscall(hook.SYS_OPEN_TREE, hook.AT_FDCWD, src.encode(),
+                                       hook.OPEN_TREE_CLONE | hook.OPEN_TREE_CLOEXEC), 'open_tree')
+        try:
+            # the container's /sys shared: the moved mount would be, too
+            self.run_in(ct, lambda: hook.check(libc.mount(None, f'{self.rootfs}/sys'.encode(), None,
+                                                          1 << 20, None), 'make-shared'))
+            self.run_in(ct, hook.attach_tree(tree, dirfd, '/sys/fs/bpf'))
+        finally:
+            os.close(tree)
+            libc.umount2(src.encode(), hook.MNT_DETACH)
+        with open(f'/proc/{ct.pid}/mountinfo') as f:
+            lines = [l for l in f if l.split()[4] == f'{self.rootfs}/sys/fs/bpf']
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn(' - tmpfs ', lines[0])
+        self.assertNotIn('shared:', lines[0])
+        # not in the tests' namespace
+        self.assertFalse(hook.is_mount_point(f'{self.rootfs}/sys/fs/bpf'))
+
+    def test_errors_come_back_as_one_line(self):
+        ct = self.container()
+
+        def fails():
+            raise HookError('no\nway')
+        with self.assertRaisesRegex(HookError, '^no way$'):
+            self.run_in(ct, fails)
+        with self.assertRaisesRegex(HookError, '^cannot mount the BPF FS on /x in the container: '):
+            self.run_in(ct, hook.attach_tree(-1, -1, '/x'))
 
     def test_unexpected_exception_stays_in_the_child(self):
+        ct = self.container()
         marker = os.path.join(self.tmp, 'marker')
         me = os.getpid()
 
@@ -505,7 +760,7 @@ class Container(TmpDir):
         try:
             with self.assertRaisesRegex(HookError, "^internal error in the container's mount "
                                         'namespace: ValueError: boom$'):
-                self.run_in(func)
+                self.run_in(ct, func)
         finally:
             # whoever gets here: only this process may
             with open(marker, 'a') as f:
@@ -515,11 +770,221 @@ class Container(TmpDir):
         with open(marker) as f:
             self.assertEqual(f.read(), f'{me}\n')
 
-    def test_exit_in_the_child(self):
-        def func():
-            raise SystemExit(0)
-        with self.assertRaisesRegex(HookError, "helper in the container's mount namespace failed"):
-            self.run_in(func)
+    def test_exit_and_signals_in_the_child(self):
+        ct = self.container()
+        for exc in (SystemExit(0), KeyboardInterrupt()):
+            def func():
+                raise exc
+            with self.subTest(exc=exc), self.assertRaisesRegex(
+                    HookError, "^internal error in the container's mount namespace: "):
+                self.run_in(ct, func)
+
+        def killed():
+            os.kill(os.getpid(), signal.SIGKILL)
+        with self.assertRaisesRegex(HookError, r"^the helper in the container's mount namespace "
+                                    r'failed \(status 9\)$'):
+            self.run_in(ct, killed)
+
+
+@unittest.skipUnless(ROOT, 'needs root (namespaces)')
+class Pinned(ContainerDir):
+    """the container's process, pinned by a pidfd"""
+
+    def test_gone(self):
+        ct = self.container()
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        fd = proc.open('ns/user')
+        self.assertTrue(hook.same_file(os.fstat(fd), os.stat(f'/proc/{ct.pid}/ns/user')))
+        proc.verify()
+        ct.stop()
+        with self.assertRaisesRegex(HookError, rf"^the container's process {ct.pid} is gone$"):
+            proc.verify()
+        # below its /proc directory: nothing more, whatever has the pid since
+        with self.assertRaisesRegex(HookError, 'is gone'):
+            proc.open('ns/mnt')
+        with self.assertRaisesRegex(HookError, rf"^the container's process {ct.pid} is gone$"):
+            hook.Process(ct.pid)
+
+    def test_zombie_and_start_time(self):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        try:
+            for _ in range(100):
+                if hook.proc_stat(pid)[0] == 'Z':
+                    break
+                time.sleep(0.01)
+            with self.assertRaisesRegex(HookError, 'is gone'):
+                hook.Process(pid)
+        finally:
+            os.waitpid(pid, 0)
+        ct = self.container()
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        # another process of the same pid: another start time
+        proc.start = str(int(proc.start) + 1)
+        with self.assertRaisesRegex(HookError, 'is gone'):
+            proc.verify()
+
+    def test_namespaces_of_its_own(self):
+        ct = self.container()
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        with self.assertRaisesRegex(HookError, '^the container has no user namespace of its own'):
+            hook.check_userns(proc.open('ns/user'))
+        with self.assertRaisesRegex(HookError, '^the container has no pid namespace of its own'):
+            hook.check_pidns(proc.open('ns/pid'))
+        ct = self.container(userns=True, pidns=True)
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        hook.check_userns(proc.open('ns/user'))
+        hook.check_pidns(proc.open('ns/pid'))
+        self.assertEqual((hook.root_of(proc, 'uid'), hook.root_of(proc, 'gid')),
+                         (FakeContainer.ROOT_ID, FakeContainer.ROOT_ID))
+
+
+@unittest.skipUnless(ROOT and CGROUP2, 'needs root and a cgroup v2 hierarchy')
+class CgroupScope(ContainerDir):
+    """the token's cgroup scope is the container's own cgroup"""
+
+    def setUp(self):
+        super().setUp()
+        self.cg = cgroup_dir()
+        os.makedirs(os.path.join(self.cg, 'ct', 'sub'))
+        self.sleepers = []
+
+    def tearDown(self):
+        for p in self.sleepers:
+            p.kill()
+            p.wait()
+        super().tearDown()
+        rmdir_cgroup(self.cg)
+
+    def sleeper(self, cgroup):
+        """a process of the host in cgroup"""
+        p = subprocess.Popen(['sleep', '100'])
+        self.sleepers.append(p)
+        with open(os.path.join(cgroup, 'cgroup.procs'), 'w') as f:
+            f.write(f'{p.pid}\n')
+        return p.pid
+
+    def scope(self, ct, own=()):
+        proc = hook.Process(ct.pid)
+        self.addCleanup(proc.close)
+        rel, d, fd = hook.container_cgroup(proc)
+        hook.check_cgroup_scope(rel, fd, proc.open('ns/pid'), list(own))
+        return rel, d
+
+    def test_own_cgroup(self):
+        ct = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+        rel, d = self.scope(ct, [('the hook', os.getpid())])
+        self.assertEqual(d, os.path.join(self.cg, 'ct'))
+        self.assertEqual(rel, d[len(CGROUP2):])
+
+    def test_root_cgroup(self):
+        # (the tests run in some cgroup: the root one, if the host's is)
+        ct = self.container(userns=True, pidns=True, cgroup=CGROUP2)
+        with self.assertRaisesRegex(HookError, r'^the container is in the root cgroup: a token '
+                                    'scoped to it would attach programs to every cgroup'):
+            self.scope(ct)
+
+    def test_the_runtime_s_cgroup(self):
+        ct = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+        runtime = self.sleeper(os.path.join(self.cg, 'ct', 'sub'))
+        with self.assertRaisesRegex(HookError, rf"^the container's cgroup {self.cg[len(CGROUP2):]}/ct "
+                                    rf'holds the runtime \(process {runtime}, cgroup .*/ct/sub\)'):
+            self.scope(ct, [('the hook', os.getpid()), ('the runtime', runtime)])
+
+    def test_a_host_process_in_the_cgroup(self):
+        """podman --cgroups=disabled, a shared cgroupsPath: a process of
+        the host (or another container's) in the cgroup or below"""
+        for where in ('ct', 'ct/sub'):
+            with self.subTest(where=where):
+                ct = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+                other = self.sleeper(os.path.join(self.cg, where))
+                with self.assertRaisesRegex(HookError, rf"^the container's cgroup .*/ct holds process "
+                                            rf"{other} \(cgroup .*/{where}\), outside the container's "
+                                            'pid namespace'):
+                    self.scope(ct)
+                p = self.sleepers.pop()
+                p.kill()
+                p.wait()
+                ct.stop()
+        # another container (a pid namespace of its own) in the same cgroup
+        ct = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+        other = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+        with self.assertRaisesRegex(HookError, f'holds process {other.pid} '):
+            self.scope(ct)
+
+    def test_the_container_s_own_processes(self):
+        """processes of the container, in its pid namespace or one below
+        it, anywhere in its cgroup's tree, are its own"""
+        ct = self.container(userns=True, pidns=True, cgroup=os.path.join(self.cg, 'ct'))
+        # nsenter forks into the container's pid namespace, unshare into one
+        # below it: both, and the sleep, below the container's cgroup
+        nested = subprocess.Popen(['nsenter', '-t', str(ct.pid), '-U', '-p', 'unshare', '-p', '-f',
+                                   'sleep', '100'])
+        self.sleepers.append(nested)
+        kids = []
+        for _ in range(200):
+            kids = descendants(nested.pid)
+            if len(kids) == 2:
+                break
+            time.sleep(0.01)
+        self.assertEqual(len(kids), 2)
+        for pid in kids:
+            with open(os.path.join(self.cg, 'ct', 'sub', 'cgroup.procs'), 'w') as f:
+                f.write(f'{pid}\n')
+        self.scope(ct)
+        # (the control: nsenter itself, of the host's pid namespace)
+        with open(os.path.join(self.cg, 'ct', 'sub', 'cgroup.procs'), 'w') as f:
+            f.write(f'{nested.pid}\n')
+        with self.assertRaisesRegex(HookError, f'holds process {nested.pid} '):
+            self.scope(ct)
+
+
+def cgroup_dir():
+    """a new cgroup v2 directory for a test; rmdir_cgroup() removes it"""
+    return tempfile.mkdtemp(prefix='oci-hook-test.', dir=CGROUP2)
+
+
+def rmdir_cgroup(d):
+    """remove the cgroup directory d and those below it, once the
+    processes killed there are gone"""
+    for sub in sorted((p for p, _, _ in os.walk(d)), reverse=True):
+        for _ in range(100):
+            try:
+                os.rmdir(sub)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+
+
+def descendants(pid):
+    """the processes below pid"""
+    parents = {}
+    for p in os.listdir('/proc'):
+        if p.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                with open(f'/proc/{p}/stat') as f:
+                    parents[int(p)] = int(f.read().rpartition(')')[2].split()[1])
+    found = [p for p, pp in parents.items() if pp == pid]
+    for p in found:
+        found += [q for q, qq in parents.items() if qq == p and q not in found]
+    return found
+
+
+def tmp_run(test):
+    """the hook's RUN_DIR and what is below it, in test.tmp, for the test"""
+    run = os.path.join(test.tmp, 'run')
+    for k, v in (('RUN_DIR', run), ('HOST_DIR', run + '/oci'),
+                 ('RECORD_DIR', run + '/oci-records'), ('LOCK_FILE', run + '/oci.lock')):
+        p = unittest.mock.patch.object(hook, k, v)
+        p.start()
+        test.addCleanup(p.stop)
 
 
 class Records(TmpDir):
@@ -527,17 +992,10 @@ class Records(TmpDir):
 
     def setUp(self):
         super().setUp()
-        run = os.path.join(self.tmp, 'run')
-        self.patches = [unittest.mock.patch.object(hook, k, v) for k, v in (
-            ('RUN_DIR', run), ('HOST_DIR', run + '/oci'), ('RECORD_DIR', run + '/oci-records'),
-            ('LOCK_FILE', run + '/oci.lock'))]
-        for p in self.patches:
-            p.start()
+        tmp_run(self)
         self.zombies = []
 
     def tearDown(self):
-        for p in self.patches:
-            p.stop()
         for pid in self.zombies:
             os.waitpid(pid, 0)
         super().tearDown()
@@ -553,47 +1011,47 @@ class Records(TmpDir):
         self.zombies.append(pid)
         return pid
 
-    def test_one_container_of_an_id_at_a_time(self):
+    def record(self, cid, pid, bundle=None, start=None):
+        os.makedirs(hook.host_dir(cid), exist_ok=True)
         with hook.records_locked():
-            hook.write_record('ct1', os.getpid(), 'token')
+            hook.write_record(cid, pid, 'token', start, bundle)
+
+    def test_one_container_of_an_id_at_a_time(self):
+        self.record('ct1', os.getpid(), '/b1')
         rec = hook.read_record('ct1')
         self.assertEqual(rec, {'pid': os.getpid(), 'start': hook.proc_start(os.getpid()),
-                               'token': 'token'})
+                               'token': 'token', 'bundle': '/b1'})
         self.assertTrue(hook.alive(rec))
         with hook.records_locked(), \
-                self.assertRaisesRegex(HookError, f'container with id ct1 has a token already '
-                                       rf'\(process {os.getpid()}'):
-            hook.write_record('ct1', 1, 'token')
+                self.assertRaisesRegex(HookError, f'^a container with id ct1 has a token already '
+                                       rf'\(process {os.getpid()}, bundle /b1; another runtime'):
+            hook.write_record('ct1', 1, 'token', None, '/b2')
         self.assertEqual(hook.read_record('ct1'), rec)
         self.assertEqual([n for n in os.listdir(hook.RECORD_DIR)], ['ct1'])
 
     def test_a_gone_container_makes_room(self):
-        os.makedirs(hook.host_dir('ct1'))
-        pid = self.zombie()
-        with hook.records_locked():
-            hook.write_record('ct1', pid, 'token')
+        self.record('ct1', self.zombie())
         self.assertFalse(hook.alive(hook.read_record('ct1')))
         with hook.records_locked():
             hook.write_record('ct1', os.getpid(), 'token')
         self.assertEqual(hook.read_record('ct1')['pid'], os.getpid())
         self.assertFalse(os.path.exists(hook.host_dir('ct1')))
 
-    def poststop(self, cid):
-        hook.poststop({'id': cid, 'status': 'stopped'})
+    def poststop(self, cid, bundle=None):
+        hook.poststop({'id': cid, 'status': 'stopped', 'bundle': bundle})
 
     def test_poststop_of_another_runtime_leaves_a_live_container(self):
         """two runtimes, one container id: the poststop of the one whose
         container is gone does not touch the live one's"""
-        os.makedirs(hook.host_dir('ct1'))
-        with hook.records_locked():
-            hook.write_record('ct1', os.getpid(), 'token')
-        self.poststop('ct1')
-        self.assertTrue(os.path.isdir(hook.host_dir('ct1')))
-        self.assertIsNotNone(hook.read_record('ct1'))
+        self.record('ct1', os.getpid(), '/b1')
+        for bundle in ('/b2', '/b1', None):
+            self.poststop('ct1', bundle)
+            self.assertTrue(os.path.isdir(hook.host_dir('ct1')))
+            self.assertIsNotNone(hook.read_record('ct1'))
         # its own poststop, once its process is gone
         with open(hook.record_path('ct1'), 'w') as f:
-            json.dump({'pid': self.zombie(), 'start': None, 'token': 'token'}, f)
-        self.poststop('ct1')
+            json.dump({'pid': self.zombie(), 'start': None, 'token': 'token', 'bundle': '/b1'}, f)
+        self.poststop('ct1', '/b1')
         self.assertFalse(os.path.exists(hook.host_dir('ct1')))
         self.assertIsNone(hook.read_record('ct1'))
         # no record: nothing to do, and nothing touched
@@ -601,11 +1059,18 @@ class Records(TmpDir):
         self.poststop('ct2')
         self.assertTrue(os.path.isdir(hook.host_dir('ct2')))
 
+    def test_same_id_same_pid_another_start(self):
+        """a record whose pid names another process (its start time is
+        another) is a gone container's"""
+        self.record('ct1', os.getpid(), '/b1', start='1')
+        self.assertFalse(hook.alive(hook.read_record('ct1')))
+        self.poststop('ct1', '/b2')
+        self.assertIsNone(hook.read_record('ct1'))
+
     def test_collect(self):
-        for cid, pid in (('gone', self.zombie()), ('live', os.getpid())):
-            os.makedirs(hook.host_dir(cid))
-            with hook.records_locked():
-                hook.write_record(cid, pid, 'token')
+        for cid, pid, start in (('gone', self.zombie(), None), ('live', os.getpid(), None),
+                                ('reused', os.getpid(), '1')):
+            self.record(cid, pid, start=start)
         with open(os.path.join(hook.RECORD_DIR, '.junk'), 'w'):
             pass
         with hook.records_locked():
@@ -613,53 +1078,331 @@ class Records(TmpDir):
         self.assertEqual(sorted(os.listdir(hook.HOST_DIR)), ['live'])
         self.assertEqual(sorted(os.listdir(hook.RECORD_DIR)), ['.junk', 'live'])
 
+    def test_every_run_collects(self):
+        """stale records go at every run of the hook, whatever the
+        container and the stage, even one that fails"""
+        self.record('live', os.getpid())
+        for argv, state in ((['createRuntime'], {'id': 'x', 'bundle': self.tmp}),
+                            (['poststop'], {'id': 'x'}),
+                            (['createRuntime'], {'id': 'x', 'bundle': '/nonexistent'})):
+            self.record('gone', self.zombie())
+            self.record('reused', os.getpid(), start='1')
+            with open(os.path.join(self.tmp, 'config.json'), 'w') as f:
+                json.dump({'annotations': {'other': 'x'}}, f)
+            with self.subTest(argv=argv, state=state):
+                main_of(argv, json.dumps(state))
+                self.assertEqual(sorted(os.listdir(hook.RECORD_DIR)), ['live'])
+                self.assertEqual(sorted(os.listdir(hook.HOST_DIR)), ['live'])
+        # no record directory: none made
+        shutil.rmtree(hook.RUN_DIR)
+        self.assertEqual(main_of(['createRuntime'], json.dumps({'id': 'x', 'bundle': self.tmp})),
+                         (0, '', ''))
+        self.assertFalse(os.path.exists(hook.RUN_DIR))
+
+    def test_teardown_follows_no_link(self):
+        """a symbolic link where the host's directory of the container's
+        BPF FS was: not followed, the record kept (a later run tries
+        again)"""
+        os.makedirs(hook.HOST_DIR)
+        victim = os.path.join(self.tmp, 'victim')
+        os.mkdir(victim)
+        self.write('victim/token', 'another container\'s token')
+        os.symlink(victim, hook.host_dir('ct1'))
+        os.makedirs(hook.RECORD_DIR)
+        with open(hook.record_path('ct1'), 'w') as f:
+            json.dump({'pid': self.zombie(), 'start': None, 'token': 'token'}, f)
+        with hook.records_locked():
+            errors = hook.teardown('ct1', 'token')
+        self.assertRegex(' '.join(errors), '^cannot open .*/oci/ct1: Too many levels of symbolic links$')
+        self.assertTrue(os.path.exists(os.path.join(victim, 'token')))
+        self.assertIsNotNone(hook.read_record('ct1'))
+        with self.assertRaisesRegex(HookError, '^cannot open .*/oci/ct1: Too many levels'):
+            self.poststop('ct1')
+        os.unlink(hook.host_dir('ct1'))
+        self.poststop('ct1')
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertTrue(os.path.exists(os.path.join(victim, 'token')))
+
 
 class Revoke(TmpDir):
-    """revoke_in() follows no symbolic link the container put in its BPF FS"""
+    """revoke_at() follows no symbolic link the container put in its BPF FS"""
 
     def test_symlinks_are_not_followed(self):
         d = os.path.join(self.tmp, 'fs')
         os.mkdir(d)
+        dfd = os.open(d, os.O_PATH | os.O_DIRECTORY)
+        self.addCleanup(os.close, dfd)
         victim = self.write('victim', 'another container\'s token')
         os.symlink(victim, os.path.join(d, 'token'))
-        self.assertEqual(hook.revoke_in(d, 'token'), [])
+        self.assertEqual(hook.revoke_at(dfd, d, 'token'), [])
         self.assertTrue(os.path.exists(victim))
         self.assertFalse(os.path.lexists(os.path.join(d, 'token')))
         # a token: unlinked
         self.write('fs/token', '')
-        self.assertEqual(hook.revoke_in(d, 'token'), [])
+        self.assertEqual(hook.revoke_at(dfd, d, 'token'), [])
         self.assertEqual(os.listdir(d), [])
         # a directory: left to the unmount
         os.mkdir(os.path.join(d, 'token'))
-        self.assertEqual(hook.revoke_in(d, 'token'), [])
+        self.assertEqual(hook.revoke_at(dfd, d, 'token'), [])
         self.assertTrue(os.path.isdir(os.path.join(d, 'token')))
-        # the BPF FS's directory itself a symbolic link: not followed
-        link = os.path.join(self.tmp, 'link')
-        os.symlink(self.tmp, link)
-        self.assertRegex(' '.join(hook.revoke_in(link, 'victim')), '^cannot open ')
-        self.assertTrue(os.path.exists(victim))
         # names that are not one entry of the directory
         for name in ('', '.', '..', '../victim', None):
-            self.assertEqual(hook.revoke_in(d, name), [])
+            self.assertEqual(hook.revoke_at(dfd, d, name), [])
         self.assertTrue(os.path.exists(victim))
 
 
-class Main(unittest.TestCase):
-    def main(self, argv, stdin):
-        out, err = io.StringIO(), io.StringIO()
-        with unittest.mock.patch.object(sys, 'argv', ['oci-hook'] + argv), \
-                unittest.mock.patch.object(sys, 'stdin', io.StringIO(stdin)), \
-                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = hook.main()
-        return code, out.getvalue(), err.getvalue()
+# The stand-in for bpftool of EndToEnd: `token needs` prints what the
+# objects need; `token create PATH ...` pins a map at PATH (a file of the BPF
+# FS the hook mounted, as a token is), logs its arguments and what its fds
+# are, and fails after pinning when FAKE_FAIL is set, leaving a process that
+# holds the BPF FS (so that the test sees what the hook did to it)
+FAKE_BPFTOOL = r'''
+import ctypes, json, os, struct, sys, time
+args = sys.argv[1:]
+if args[:3] == ['-j', 'token', 'needs']:
+    print(json.dumps({'allowed_cmds': ['prog_load', 'map_create'], 'allowed_maps': ['array'],
+                      'allowed_progs': ['xdp'], 'allowed_attachs': ['xdp']}))
+    sys.exit(0)
+assert args[:3] == ['-j', 'token', 'create'], args
+path = args[3]
+fds = {k: os.readlink(args[args.index(k) + 1]) for k in ('userns', 'cgroup')}
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack('IIIII', 2, 4, 4, 1, 0), 128)
+fd = libc.syscall(321, 0, attr, 128)
+name = ctypes.create_string_buffer(path.encode())
+attr = ctypes.create_string_buffer(struct.pack('QII', ctypes.addressof(name), fd, 0), 128)
+assert libc.syscall(321, 6, attr, 128) == 0, ctypes.get_errno()
+holder = dfd = None
+if os.environ.get('FAKE_FAIL'):
+    dfd = os.open(os.path.dirname(path), os.O_PATH)
+    holder = os.fork()
+    if holder == 0:
+        os.setsid()
+        nul = os.open('/dev/null', os.O_RDWR)
+        os.dup2(nul, 1)
+        os.dup2(nul, 2)
+        time.sleep(100)
+        os._exit(0)
+with open(os.environ['FAKE_LOG'], 'a') as f:
+    f.write(json.dumps({'args': args, 'fds': fds, 'holder': holder, 'fd': dfd}) + '\n')
+if holder:
+    print('Error: it failed', file=sys.stderr)
+    sys.exit(1)
+print(json.dumps([{'allowed_progs': ['xdp'], 'allowed_maps': ['array'],
+                   'allowed_cmds': ['prog_load', 'map_create'], 'allowed_attachs': ['xdp']}]))
+'''
+
+
+@unittest.skipUnless(ROOT and CGROUP2, 'needs root and a cgroup v2 hierarchy')
+class EndToEnd(ContainerDir):
+    """createRuntime and poststop of a fake container (namespaces of its
+    own, a cgroup of its own, a mount namespace where /sys/fs/bpf is) with
+    a stand-in for bpftool, in a temporary RUN_DIR"""
+
+    def setUp(self):
+        super().setUp()
+        tmp_run(self)
+        os.makedirs(os.path.join(self.tmp, 'root-only'), mode=0o700)
+        tool = self.write('root-only/bpftool', '#!/usr/bin/python3\n' + FAKE_BPFTOOL, 0o755)
+        self.log = os.path.join(self.tmp, 'log')
+        p = unittest.mock.patch.dict(os.environ, {
+            'BPF_TOKEN_BPFTOOL': tool, 'FAKE_LOG': self.log,
+            hook.POLICY_ENV: os.path.join(self.tmp, 'no-policy')})
+        p.start()
+        self.addCleanup(p.stop)
+        self.write('rootfs/app/x.bpf.o', 'an object\n')
+        with open(os.path.join(self.tmp, 'config.json'), 'w') as f:
+            json.dump({'root': {'path': 'rootfs'}}, f)
+        self.cg = cgroup_dir()
+        self.holders = []
+
+    def tearDown(self):
+        for pid in self.holders:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for ct in self.cts:
+            ct.stop()
+        # whatever a failed test left mounted
+        for d in sorted(glob.glob(os.path.join(hook.HOST_DIR, '*')) + [hook.HOST_DIR], reverse=True):
+            libc.umount2(d.encode(), hook.MNT_DETACH)
+        super().tearDown()
+        rmdir_cgroup(self.cg)
+
+    def state(self, ct, cid='ct1', status='creating'):
+        return {'ociVersion': '1.0.2', 'id': cid, 'status': status, 'pid': ct.pid,
+                'bundle': self.tmp, 'annotations': {'org.bpf-token.objects': '/app/x.bpf.o'}}
+
+    def started(self):
+        return self.container(mounts=[('tmpfs', '/sys')], userns=True, pidns=True, cgroup=self.cg)
+
+    def mkdir_in(self, ct, path):
+        os.makedirs(f'/proc/{ct.pid}/root{self.rootfs}{path}')
+
+    def bpf_mounts(self, pid='self'):
+        with open(f'/proc/{pid}/mountinfo') as f:
+            return [l.split()[4] for l in f if ' - bpf ' in l]
+
+    def test_create_and_poststop(self):
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        hook.create(self.state(ct))
+        d = hook.host_dir('ct1')
+        token = os.path.join(d, 'token')
+        # the record: the pinned process's pid and start time, the bundle
+        rec = hook.read_record('ct1')
+        self.assertEqual(rec, {'pid': ct.pid, 'start': hook.proc_start(ct.pid), 'token': 'token',
+                               'bundle': self.tmp})
+        st = os.lstat(token)
+        self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)),
+                         (FakeContainer.ROOT_ID, FakeContainer.ROOT_ID, 0o600))
+        # bpftool got the user namespace and the cgroup as open fds
+        with open(self.log) as f:
+            log = json.loads(f.read())
+        args = log['args']
+        self.assertRegex(args[args.index('userns') + 1], r'^/proc/self/fd/\d+$')
+        self.assertRegex(args[args.index('cgroup') + 1], r'^/proc/self/fd/\d+$')
+        self.assertEqual(log['fds']['userns'], os.readlink(f'/proc/{ct.pid}/ns/user'))
+        self.assertEqual(log['fds']['cgroup'], self.cg)
+        self.assertEqual(args[args.index('progs') + 1], 'xdp')
+        # in the container: the same BPF FS, private
+        point = f'{self.rootfs}/sys/fs/bpf'
+        self.assertIn(point, self.bpf_mounts(ct.pid))
+        with open(f'/proc/{ct.pid}/mountinfo') as f:
+            line, = [l for l in f if l.split()[4] == point]
+        self.assertNotIn('shared:', line)
+        self.assertEqual(os.listdir(f'/proc/{ct.pid}/root{point}'), os.listdir(d))
+
+        # the container mounts over its /sys/fs/bpf, and over its parent:
+        # the host's mount is not hidden
+        fsfd = os.open(d, os.O_PATH | os.O_DIRECTORY)
+        self.addCleanup(os.close, fsfd)
+        nsfd = os.open(f'/proc/{ct.pid}/ns/mnt', os.O_RDONLY)
+        self.addCleanup(os.close, nsfd)
+        for p in (point, f'{self.rootfs}/sys/fs'):
+            hook.in_mount_ns(nsfd, lambda p=p: hook.check(
+                libc.mount(b'tmpfs', p.encode(), b'tmpfs', 0, None), 'mount'))
+            self.assertEqual(os.listdir(f'/proc/{ct.pid}/root{p}'), [])
+            self.assertIn('token', os.listdir(d))
+            self.assertEqual(self.bpf_mounts().count(d), 1)
+        # poststop, once the container's process is gone: the token
+        # unlinked (revoked) in the instance, the instance unmounted, the
+        # record gone
+        ct.stop()
+        hook.poststop(self.state(ct, status='stopped'))
+        self.assertNotIn('token', os.listdir(f'/proc/self/fd/{fsfd}'))
+        self.assertFalse(os.path.exists(d))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertNotIn(d, self.bpf_mounts())
+
+    def test_two_runtimes_one_id(self):
+        """another runtime's container of the same id is refused while the
+        first runs; its poststop leaves the first's token"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        hook.create(self.state(ct))
+        other = dict(self.state(ct), bundle=os.path.join(self.tmp, 'other'))
+        os.mkdir(other['bundle'])
+        with open(os.path.join(other['bundle'], 'config.json'), 'w') as f:
+            json.dump({'root': {'path': '../rootfs'}}, f)
+        with self.assertRaisesRegex(HookError, rf'^a container with id ct1 has a token already '
+                                    rf'\(process {ct.pid}, bundle {self.tmp}; another runtime'):
+            hook.create(other)
+        hook.poststop(dict(other, status='stopped'))
+        self.assertIn('token', os.listdir(hook.host_dir('ct1')))
+        self.assertEqual(hook.read_record('ct1')['bundle'], self.tmp)
+
+    def test_a_failure_revokes_the_token(self):
+        """bpftool fails after it pinned the token: the hook unlinks it
+        (revoked), unmounts, removes the record"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        with unittest.mock.patch.dict(os.environ, {'FAKE_FAIL': '1'}), \
+                self.assertRaisesRegex(HookError, '^bpftool token create: it failed$'):
+            hook.create(self.state(ct))
+        with open(self.log) as f:
+            log = json.loads(f.read())
+        self.holders.append(log['holder'])
+        # the instance, still held by bpftool's child: no token in it
+        self.assertNotIn('token', os.listdir(f'/proc/{log["holder"]}/fd/{log["fd"]}'))
+        self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertEqual(self.bpf_mounts(ct.pid), [])
+
+    def test_a_failure_in_the_container_s_namespace_revokes_too(self):
+        # no /sys/fs/bpf in the container once it is resolved: move_mount
+        # fails (its directory removed meanwhile)
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        real = hook.attach_tree
+
+        def attach(tree, dirfd, mnt):
+            os.rmdir(f'/proc/{ct.pid}/root{self.rootfs}/sys/fs/bpf')
+            return real(tree, dirfd, mnt)
+        with unittest.mock.patch.object(hook, 'attach_tree', attach), \
+                self.assertRaisesRegex(HookError, '^cannot mount the BPF FS on /sys/fs/bpf in the '
+                                       'container: No such file or directory$'):
+            hook.create(self.state(ct))
+        self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertNotIn(hook.host_dir('ct1'), self.bpf_mounts())
+
+    def test_refused_before_anything_is_made(self):
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        self.link('/app/escape.bpf.o', '/proc/1/root' + self.secret)
+        for ann, msg in (
+                ('/app/escape.bpf.o', 'org.bpf-token.objects: /app/escape.bpf.o: No such file or '
+                 'directory in the container'),
+                (self.secret, f'org.bpf-token.objects: {self.secret}: No such file or directory '
+                 'in the container')):
+            state = self.state(ct)
+            state['annotations']['org.bpf-token.objects'] = ann
+            with self.subTest(ann=ann), self.assertRaises(HookError) as cm:
+                hook.create(state)
+            self.assertEqual(str(cm.exception), msg)
+        self.assertFalse(os.path.exists(self.log))
+        self.assertFalse(os.path.exists(hook.RECORD_DIR) and os.listdir(hook.RECORD_DIR))
+        # a container in the hook's own cgroup
+        ct2 = self.container(mounts=[('tmpfs', '/sys')], userns=True, pidns=True,
+                             cgroup=os.path.join(CGROUP2, hook.cgroup_of_pid(os.getpid()).lstrip('/')))
+        with self.assertRaisesRegex(HookError, '^the container (is in the root cgroup|.s cgroup .* '
+                                    'holds the hook )'):
+            hook.create(self.state(ct2, cid='ct2'))
+
+
+def main_of(argv, stdin):
+    """hook.main() with argv and stdin: (exit status, stdout, stderr)"""
+    out, err = io.StringIO(), io.StringIO()
+    with unittest.mock.patch.object(sys, 'argv', ['oci-hook'] + argv), \
+            unittest.mock.patch.object(sys, 'stdin', io.StringIO(stdin)), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = hook.main()
+    return code, out.getvalue(), err.getvalue()
+
+
+def caught(pid):
+    """the mask of the signals process pid catches"""
+    with open(f'/proc/{pid}/status') as f:
+        for line in f:
+            if line.startswith('SigCgt:'):
+                return int(line.split()[1], 16)
+    return 0
+
+
+class Main(TmpDir):
+    def setUp(self):
+        super().setUp()
+        tmp_run(self)
 
     def test_unexpected_exception_is_one_line(self):
-        def boom(state):
-            raise ValueError('no\nsuch')
-        with unittest.mock.patch.object(hook, 'create', boom):
-            code, out, err = self.main(['createRuntime'], '{"id": "ct1"}')
-        self.assertEqual((code, out), (1, ''))
-        self.assertEqual(err, "Error: bpf-token hook: internal error: ValueError: no such\n")
+        for exc in (ValueError('no\nsuch'), KeyboardInterrupt('no\nsuch')):
+            def boom(state):
+                raise exc
+            with self.subTest(exc=exc), unittest.mock.patch.object(hook, 'create', boom):
+                code, out, err = main_of(['createRuntime'], '{"id": "ct1"}')
+                self.assertEqual((code, out), (1, ''))
+                self.assertEqual(err, 'Error: bpf-token hook: internal error: '
+                                 f'{type(exc).__name__}: no such\n')
 
     def test_stages(self):
         seen = []
@@ -669,11 +1412,31 @@ class Main(unittest.TestCase):
                                  (['poststop'], None), ([], 'creating'), ([], 'created'),
                                  ([], 'stopped')):
                 state = {'id': 'ct1'} if status is None else {'id': 'ct1', 'status': status}
-                self.assertEqual(self.main(argv, json.dumps(state)), (0, '', ''))
+                self.assertEqual(main_of(argv, json.dumps(state)), (0, '', ''))
         self.assertEqual(seen, ['create', 'create', 'poststop', 'create', 'create', 'poststop'])
-        code, _, err = self.main(['startContainer'], '{"id": "ct1"}')
+        code, _, err = main_of(['startContainer'], '{"id": "ct1"}')
         self.assertEqual((code, err), (1, 'Error: bpf-token hook: unknown stage startContainer '
                                        '(createRuntime, prestart or poststop)\n'))
+
+    def test_signals_are_one_line(self):
+        """the hook, stopped by a signal (a runtime's timeout): one line,
+        no traceback"""
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            with self.subTest(sig=sig):
+                p = subprocess.Popen([sys.executable, HOOK_PATH, 'createRuntime'],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                # once it catches the three (python3 itself catches SIGINT
+                # from its start), it waits for the state on its stdin
+                mask = sum(1 << (s - 1) for s in hook.STOP_SIGNALS)
+                for _ in range(500):
+                    if caught(p.pid) & mask == mask:
+                        break
+                    time.sleep(0.01)
+                p.send_signal(sig)
+                out, err = p.communicate(timeout=10)
+                self.assertEqual((p.returncode, out), (1, ''))
+                self.assertEqual(err, f'Error: bpf-token hook: stopped by {sig.name}\n')
 
 
 if __name__ == '__main__':

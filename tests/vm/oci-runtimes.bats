@@ -22,7 +22,13 @@
 # unprivileged and bounded in time; a symbolic link the container puts in
 # the place of its token is not followed at delete; the poststop of another
 # runtime's container of the same id leaves the live one's token alone; the
-# token's BPF FS propagates to no other mount namespace.
+# token's BPF FS propagates to no other mount namespace. The image's links
+# out of its root file system (to /proc/1/root, to host paths, past its
+# root) are refused with the words of a missing file; a mount the container
+# makes over its /sys/fs/bpf hides nothing from delete; a cgroup that the
+# container shares (with another container, a process of the host, podman
+# and its runtime under --cgroups=disabled) is refused. Each beside a
+# control that gets its token.
 
 setup_file() {
 	load lib
@@ -265,6 +271,8 @@ refused() {
 	local rt=$1 msg=${*: -1} line
 	RT=$rt
 	oci_bundle "$B" "$ID" "${@:2:$#-2}"
+	# crun appends to the hook's stderr file: this run's line only
+	: >"$B/hook.err"
 	create "$rt"
 	[[ $status != 0 ]]
 	# the hook's one line, whole, in the runtime's error
@@ -502,7 +510,7 @@ fake_bpftool() {
 	[[ $(oci_revoked) == 0 ]]
 	[[ -e /run/bpf-token/oci/$ID/token && -e /run/bpf-token/oci-records/$ID ]]
 	# crun's container was refused in one line that says why
-	grep -q "Error: bpf-token hook: a container with id $ID has a token already (process $(oci_pid runc "$ID");" "$b2/hook.err"
+	grep -qF "Error: bpf-token hook: a container with id $ID has a token already (process $(oci_pid runc "$ID"), bundle $B;" "$b2/hook.err"
 	# runc's own delete revokes it
 	run runc delete -f "$ID"
 	[[ $status == 0 ]]
@@ -595,8 +603,12 @@ after_failed_start() {
 # --hooks-dir: the prefix is the test's): podman adds the hook to the
 # containers whose annotations match, runs poststop itself. Its storage
 # under the test's directory.
-@test "podman: the installed hooks.d file gives an annotated container its token; rm revokes it; the default seccomp profile refuses bpf()" {
-	local id t0 t1
+#
+# podman_setup: PM, the podman command with that storage and hooks.d
+# directory; CTR, the options of the annotated container (its root file
+# system $B/rootfs, the hook's stderr in $B/hook.err); $B/seccomp.json,
+# podman's default seccomp profile with bpf() allowed
+podman_setup() {
 	PM=(podman --storage-driver vfs --root "$B/storage" --runroot "$B/run" --cgroup-manager cgroupfs
 		--events-backend file --hooks-dir "$OCI_PREFIX/share/containers/oci/hooks.d")
 	oci_rootfs "$B/rootfs"
@@ -611,6 +623,11 @@ after_failed_start() {
 		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o"
 		--annotation run.oci.hooks.stderr="$B/hook.err"
 		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" --rootfs "$B/rootfs")
+}
+
+@test "podman: the installed hooks.d file gives an annotated container its token; rm revokes it; the default seccomp profile refuses bpf()" {
+	local id t0 t1
+	podman_setup
 	t0=$(date +%s%N)
 	run "${PM[@]}" run --detach --name "$ID" --security-opt seccomp="$B/seccomp.json" "${CTR[@]}" \
 		sleep 100000 </dev/null
@@ -650,4 +667,181 @@ after_failed_start() {
 	[[ $status != 0 && $output == *"open BPF token at '/sys/fs/bpf/token': Operation not permitted"* ]]
 	grep -qx /sys/fs/bpf/token <<<"$output"
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+}
+
+@test "podman: --cgroups=disabled (the container in the cgroup of podman's own processes): refused; with a cgroup of its own, its token" {
+	local id line
+	podman_setup
+	# the control: the same container, in a cgroup podman made for it
+	run "${PM[@]}" run --detach --name "$ID" --security-opt seccomp="$B/seccomp.json" "${CTR[@]}" \
+		sleep 100000 </dev/null
+	echo "$output"
+	[[ ! -s $B/hook.err ]] || echo "hook: $(<"$B/hook.err")"
+	[[ $status == 0 ]]
+	id=$("${PM[@]}" inspect --format '{{.Id}}' "$ID")
+	[[ -e /run/bpf-token/oci/$id/token ]]
+	run "${PM[@]}" rm --force "$ID" </dev/null
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$id && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	# no cgroup of its own: the container stays where conmon, the runtime
+	# and the hook are (the root cgroup, or the test's): refused, in one line
+	# that names the cgroup
+	rm -f "$B/hook.err"
+	run "${PM[@]}" run --detach --name "$ID" --cgroups=disabled \
+		--security-opt seccomp="$B/seccomp.json" "${CTR[@]}" sleep 100000 </dev/null
+	echo "$output"
+	[[ ! -s $B/hook.err ]] || echo "hook: $(<"$B/hook.err")"
+	[[ $status != 0 ]]
+	line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: [^"]*' | head -n 1)
+	echo "hook: $line"
+	[[ $line == "Error: bpf-token hook: the container"*cgroup* ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	id=$("${PM[@]}" inspect --format '{{.Id}}' "$ID" 2>/dev/null) || true
+	[[ -z $id || ( ! -e /run/bpf-token/oci/$id && ! -e /run/bpf-token/oci-records/$id ) ]]
+}
+
+# escape_links RT: links in the image's root file system that point out of
+# it (through /proc/1/root, the host's root at createRuntime; through
+# /proc/self/root; to an absolute path of the host; with ".." past the root;
+# the token's directory through /proc/1/root) are refused with the words of
+# a missing file, and nothing of the host is read: beside them, a link in
+# the image to its own object gets its token
+escape_links() {
+	local rt=$1 secret=$B/host.bpf.o link tok
+	# an object of the host's, which the container must not reach
+	cp "$PROGS/ctr_xdp.bpf.o" "$secret"
+	mkdir -p "$B/rootfs/app"
+	ln -s "/proc/1/root$secret" "$B/rootfs/app/proc1.bpf.o"
+	ln -s "/proc/self/root$secret" "$B/rootfs/app/self.bpf.o"
+	ln -s "$secret" "$B/rootfs/app/abs.bpf.o"
+	ln -s "../../../../../../../..$secret" "$B/rootfs/app/dotdot.bpf.o"
+	ln -s /proc/1/root/run "$B/rootfs/escape"
+	ln -s "$PROGS/ctr_xdp.bpf.o" "$B/rootfs/app/own.bpf.o"
+	# the control: the image's own object, through a link
+	RT=$rt
+	oci_bundle "$B" "$ID" org.bpf-token.objects=/app/own.bpf.o
+	create "$rt"
+	[[ $status == 0 ]]
+	tok=$(token_of "$ID")
+	echo "$tok"
+	[[ $(jq -c .allowed_progs <<<"$tok") == '["xdp"]' ]]
+	run "$rt" delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	# each link out, and a file that is missing: the same words
+	for link in proc1 self abs dotdot none; do
+		refused "$rt" "org.bpf-token.objects=/app/$link.bpf.o" \
+			"org.bpf-token.objects: /app/$link.bpf.o: No such file or directory in the container"
+	done
+	# the token's directory through /proc/1/root: not the host's /run
+	refused "$rt" org.bpf-token.objects=/app/own.bpf.o org.bpf-token.path=/escape/token \
+		"org.bpf-token.path: /escape: No such file or directory in the container"
+	[[ $(stat -fc %T /run) == tmpfs ]]
+}
+
+@test "runc: links in the image to /proc/1/root, to host paths, past its root: refused as missing files; its own link gets its token" {
+	escape_links runc
+}
+
+@test "crun: links in the image to /proc/1/root, to host paths, past its root: refused as missing files; its own link gets its token" {
+	escape_links crun
+}
+
+# mount_over RT: on a host whose /run propagates, as systemd's does, the
+# container (CAP_SYS_ADMIN in its user namespace) mounts over its
+# /sys/fs/bpf and over /sys/fs: nothing reaches the host's mount of the
+# token's BPF FS, and delete revokes the token
+mount_over() {
+	local pid i
+	RT=$1
+	mount --make-shared /run
+	SHARED_RUN=1
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	jq '.process.capabilities |= map_values(. + ["CAP_SYS_ADMIN"])' "$B/config.json" >"$B/config.new"
+	mv "$B/config.new" "$B/config.json"
+	create "$RT"
+	[[ $status == 0 ]]
+	run "$RT" start "$ID"
+	[[ $status == 0 ]]
+	# the control: the container finds its token
+	run ct ls -ln /sys/fs/bpf
+	echo "$output"
+	[[ $output == *"-rw------- 1 0 0 0 "*" token"* ]]
+	oci_hold_token "/run/bpf-token/oci/$ID/token"
+	[[ $(oci_revoked) == 0 ]]
+	run ct sh -c 'mount -t tmpfs none /sys/fs/bpf && ls -A /sys/fs/bpf && mount -t tmpfs none /sys/fs && stat -fc %T /sys/fs'
+	echo "mounts in the container: $status $output"
+	[[ $status == 0 && $output == tmpfs ]]
+	# the host's mount: one, the BPF FS, with the token
+	[[ $(awk -v p="/run/bpf-token/oci/$ID" '$5 == p' /proc/self/mountinfo | wc -l) == 1 ]]
+	[[ $(stat -fc %T "/run/bpf-token/oci/$ID") == bpf_fs && -e /run/bpf-token/oci/$ID/token ]]
+	pid=$(oci_pid "$RT" "$ID")
+	"$RT" kill "$ID" KILL
+	for ((i = 0; i < 50; i++)); do
+		[[ $("$RT" state "$ID" | jq -r .status) == stopped ]] && break
+		sleep 0.2
+	done
+	run "$RT" delete "$ID"
+	echo "delete: $output"
+	[[ $status == 0 ]]
+	[[ $(oci_revoked) == 1 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	[[ ! -e /proc/$pid ]]
+	RT=
+}
+
+@test "runc: the container mounts over /sys/fs/bpf before poststop: its token is found and revoked" {
+	mount_over runc
+}
+
+@test "crun: the container mounts over /sys/fs/bpf before poststop: its token is found and revoked" {
+	mount_over crun
+}
+
+@test "crun: a container in another container's cgroup (a shared cgroupsPath): refused; the other keeps its token" {
+	local b2=${B}b pid2 before=$MOUNTS_BEFORE
+	# the control: a container in a cgroup of its own gets its token
+	mkdir -p -m 0755 "$b2"
+	oci_bundle "$b2" "${ID}b" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	B=$b2 ID=${ID}b create crun
+	[[ $status == 0 ]]
+	pid2=$(oci_pid crun "${ID}b")
+	oci_hold_token "/run/bpf-token/oci/${ID}b/token"
+	# the same container, in that cgroup: the token's scope would reach the
+	# other's processes
+	MOUNTS_BEFORE=$(oci_bpf_mounts)
+	OCI_CGROUPS_PATH=/$OCI_CGROUP/${ID}b refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		"the container's cgroup /$OCI_CGROUP/${ID}b holds process $pid2 (cgroup /$OCI_CGROUP/${ID}b), outside the container's pid namespace"
+	MOUNTS_BEFORE=$before
+	RT=crun
+	[[ -e /run/bpf-token/oci/${ID}b/token && $(oci_revoked) == 0 ]]
+	run crun delete -f "${ID}b"
+	[[ $status == 0 ]]
+	[[ $(oci_revoked) == 1 && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	RT=
+}
+
+@test "crun: a process of the host in the container's cgroup: refused; in a cgroup of its own, its token" {
+	local cg=/sys/fs/cgroup/$OCI_CGROUP/${ID}b
+	mkdir -p "$cg"
+	sleep 1000 3>&- &
+	WATCH_PID=$!
+	echo "$WATCH_PID" >"$cg/cgroup.procs"
+	OCI_CGROUPS_PATH=/$OCI_CGROUP/${ID}b refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		"the container's cgroup /$OCI_CGROUP/${ID}b holds process $WATCH_PID (cgroup /$OCI_CGROUP/${ID}b), outside the container's pid namespace"
+	# (crun may have killed it, cleaning up the cgroup it used)
+	kill "$WATCH_PID" 2>/dev/null || true
+	wait "$WATCH_PID" || true
+	WATCH_PID=
+	# the control: the same container, in a cgroup of its own
+	RT=crun
+	oci_bundle "$B" "$ID" "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+	create crun
+	[[ $status == 0 ]]
+	[[ $(jq -r .cgroup.path <<<"$(token_of "$ID")") == @(null|/$OCI_CGROUP/$ID) ]]
+	run crun delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	RT=
 }

@@ -45,7 +45,9 @@ oci_rootfs() {
 # oci_bundle DIR ID [ANNOTATION=VALUE...]: DIR/config.json (and DIR/rootfs)
 # for container ID, running `sleep`, with the hook at createRuntime and
 # poststop, and the annotations given. crun discards what hooks write unless
-# told where to put it: the hook's stderr goes to DIR/hook.err.
+# told where to put it: the hook's stderr goes to DIR/hook.err. The cgroup
+# is $OCI_CGROUPS_PATH if set (another container's, say), else
+# /$OCI_CGROUP/ID.
 oci_bundle() {
 	local dir=$1 id=$2 a ann
 	ann=$(jq -nc --arg f "$dir/hook.err" '{"run.oci.hooks.stderr": $f}')
@@ -55,7 +57,7 @@ oci_bundle() {
 	done
 	oci_rootfs "$dir/rootfs"
 	jq -n --arg top "$TOP" --arg build "$BUILD" --arg hook "$OCI_HOOK" \
-		--arg cg "/$OCI_CGROUP/$id" --argjson uid $OCI_UID --argjson caps "$OCI_CAPS" \
+		--arg cg "${OCI_CGROUPS_PATH:-/$OCI_CGROUP/$id}" --argjson uid $OCI_UID --argjson caps "$OCI_CAPS" \
 		--argjson ann "$ann" --argjson hookenv "$(jq -nc '$ARGS.positional' --args ${OCI_HOOK_ENV:-})" '
 	def bind($p): {destination: $p, type: "bind", source: $p, options: ["rbind", "ro"]};
 	{
