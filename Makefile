@@ -36,7 +36,7 @@ HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
 .PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
 	test-build test-host test-vm check check-debug check-debug-kernel demo bench \
-	vm-shell clean distclean
+	fuzz-needs-long vm-shell clean distclean
 
 RESULTS := $(BUILD)/test-results
 DEBUG_KOBJ := $(BUILD)/kobj-debug
@@ -187,6 +187,18 @@ demo: kernel bpftool libbpf ## boot the patched kernel and run the demo (scripts
 bench: kernel bpftool libbpf ## benchmarks in one VM (BENCH_ARGS); build/bench/results.json
 	@$(MAKE) --no-print-directory build-tests-progs build-tests-bench
 	@$(TOP)/scripts/bench.sh $(BENCH_ARGS)
+
+# A long libFuzzer run of bpftool's parse of BPF objects (not part of check,
+# whose host suite runs tests/host/fuzz-needs.bats for FUZZ_NEEDS_RUNS
+# executions): FUZZ_NEEDS_SECONDS (default 1800) of the same test, from the
+# committed corpus and what earlier long runs found, kept in
+# build/fuzz/corpus-needs/. A crashing input stays in build/fuzz/needs-crashes/
+# and the test prints its path.
+FUZZ_NEEDS_SECONDS ?= 1800
+fuzz-needs-long: bpftool ## a long libFuzzer run of bpftool's object parse (FUZZ_NEEDS_SECONDS); summary line
+	-@FUZZ_NEEDS_SECONDS=$(FUZZ_NEEDS_SECONDS) FUZZ_NEEDS_CORPUS=$(BUILD)/fuzz/corpus-needs \
+		HOST_TESTS=tests/host/fuzz-needs.bats $(TOP)/scripts/host-suite.sh $(RESULTS)/fuzz-needs.tap
+	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/fuzz-needs.tap
 
 vm-shell: kernel bpftool ## an interactive root shell in the VM
 	@$(TOP)/scripts/vm-run.sh --shell

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/capability.h>
@@ -25,10 +24,7 @@
 
 #include "main.h"
 #include "token_needs.h"
-
-#ifndef EM_BPF
-#define EM_BPF			247
-#endif
+#include "token_object.h"
 
 void token_needs_free(struct token_needs *n)
 {
@@ -288,7 +284,9 @@ static __u32 kmem_helper_bit(__s32 id)
  * the executable sections, their relocations, and their functions (the
  * programs and the subprograms of .text), each with the helpers of
  * kmem_helpers[] it calls and the functions it calls or passes as a
- * callback (bpf_loop(), bpf_for_each_map_elem(), timers).
+ * callback (bpf_loop(), bpf_for_each_map_elem(), timers). An object may
+ * have tens of thousands of functions: every lookup is a binary search, and
+ * what each function reaches is found in one pass over the call graph.
  */
 struct code_rel {
 	size_t insn;		/* the instruction it applies to */
@@ -298,7 +296,6 @@ struct code_rel {
 };
 
 struct code_sec {
-	size_t shndx;
 	const char *name;
 	const struct bpf_insn *insns;
 	size_t insn_cnt;
@@ -310,19 +307,21 @@ struct code_func {
 	size_t sec;		/* index in code.secs */
 	size_t start, end;	/* instructions [start, end) of the section */
 	const char *name;
-	__u32 helpers;
+	__u32 helpers;		/* the helpers it calls itself */
+	__u32 reach;		/* and those of the functions it calls */
 	size_t *callees;	/* indexes in code.funcs */
-	size_t callee_cnt;
-	bool seen;
+	size_t callee_cnt, callee_cap;
 };
 
 struct code {
-	Elf *elf;
-	int fd;
 	struct code_sec *secs;
 	size_t sec_cnt;
-	struct code_func *funcs;
+	ssize_t *sec_of;	/* by ELF section index: index in secs or -1 */
+	size_t shnum;
+	struct code_func *funcs;	/* by section, then start */
 	size_t func_cnt;
+	struct code_func **by_name;	/* the named ones, by name */
+	size_t named_cnt;
 };
 
 static void code_free(struct code *c)
@@ -334,11 +333,9 @@ static void code_free(struct code *c)
 	for (i = 0; i < c->func_cnt; i++)
 		free(c->funcs[i].callees);
 	free(c->secs);
+	free(c->sec_of);
 	free(c->funcs);
-	if (c->elf)
-		elf_end(c->elf);
-	if (c->fd >= 0)
-		close(c->fd);
+	free(c->by_name);
 }
 
 /* Grow the array *@v of *@cnt elements of @size bytes by one; the new one is
@@ -354,16 +351,6 @@ static void *grow(void *v, size_t *cnt, size_t size)
 	*(void **)v = tmp;
 	memset(tmp + *cnt * size, 0, size);
 	return tmp + (*cnt)++ * size;
-}
-
-static struct code_sec *code_sec_by_shndx(struct code *c, size_t shndx)
-{
-	size_t i;
-
-	for (i = 0; i < c->sec_cnt; i++)
-		if (c->secs[i].shndx == shndx)
-			return &c->secs[i];
-	return NULL;
 }
 
 static int cmp_rel(const void *a, const void *b)
@@ -383,48 +370,80 @@ static const struct code_rel *code_rel_at(const struct code_sec *sec,
 	return bsearch(&key, sec->rels, sec->rel_cnt, sizeof(key), cmp_rel);
 }
 
-/* The function that instruction @insn of section @sec (index) is in, or -1 */
+static int cmp_func(const void *a, const void *b)
+{
+	const struct code_func *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The function that instruction @insn of section @sec (index) is in, or -1:
+ * the last one that starts at or before it, if it ends after it.
+ */
 static ssize_t code_func_at(const struct code *c, size_t sec, size_t insn)
 {
-	size_t i;
+	size_t lo = 0, hi = c->func_cnt, mid;
+	const struct code_func *f;
 
-	for (i = 0; i < c->func_cnt; i++)
-		if (c->funcs[i].sec == sec && insn >= c->funcs[i].start &&
-		    insn < c->funcs[i].end)
-			return i;
-	return -1;
+	/* the first function after (sec, insn) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		f = &c->funcs[mid];
+		if (f->sec < sec || (f->sec == sec && f->start <= insn))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	f = &c->funcs[lo - 1];
+	return f->sec == sec && insn < f->end ? (ssize_t)(lo - 1) : -1;
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct code_func *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
 }
 
 /* Read the executable sections, the relocations that apply to them and the
- * functions in them (STT_FUNC symbols) of @file.
+ * functions in them (STT_FUNC symbols) of @file, open as @elf.
  */
-static int code_read(struct code *c, const char *file)
+static int code_read(struct code *c, Elf *elf, const char *file)
 {
-	Elf_Scn *scn = NULL, *symtab = NULL;
-	size_t shstrndx, i, j, sym_cnt = 0;
+	size_t shstrndx, i, j, k, sym_cnt, strtab = 0;
 	Elf_Data *syms = NULL;
-	GElf_Shdr shdr, symshdr = {};
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
 	GElf_Sym sym;
 
-	c->fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0) {
-		p_err("can't open object %s: %s", file, strerror(errno));
-		return -1;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE ||
-	    !(c->elf = elf_begin(c->fd, ELF_C_READ, NULL)) ||
-	    elf_getshdrstrndx(c->elf, &shstrndx))
+	if (elf_getshdrnum(elf, &c->shnum) || elf_getshdrstrndx(elf, &shstrndx))
 		goto bad;
+	c->sec_of = calloc(c->shnum ?: 1, sizeof(*c->sec_of));
+	c->secs = calloc(c->shnum ?: 1, sizeof(*c->secs));
+	if (!c->sec_of || !c->secs)
+		goto nomem;
+	for (i = 0; i < c->shnum; i++)
+		c->sec_of[i] = -1;
 
-	while ((scn = elf_nextscn(c->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		struct code_sec *sec;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &shdr))
+		if (!gelf_getshdr(scn, &shdr) || elf_ndxscn(scn) >= c->shnum)
 			goto bad;
 		if (shdr.sh_type == SHT_SYMTAB) {
-			symtab = scn;
-			symshdr = shdr;
+			if (syms)
+				continue;	/* libbpf takes one */
+			syms = elf_getdata(scn, NULL);
+			if (!syms || !shdr.sh_entsize)
+				goto bad;
+			strtab = shdr.sh_link;
 			continue;
 		}
 		if (shdr.sh_type != SHT_PROGBITS ||
@@ -433,73 +452,110 @@ static int code_read(struct code *c, const char *file)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf || data->d_size != shdr.sh_size)
 			goto bad;
-		sec = grow(&c->secs, &c->sec_cnt, sizeof(*sec));
-		if (!sec)
-			goto nomem;
-		sec->shndx = elf_ndxscn(scn);
-		sec->name = elf_strptr(c->elf, shstrndx, shdr.sh_name);
+		c->sec_of[elf_ndxscn(scn)] = c->sec_cnt;
+		sec = &c->secs[c->sec_cnt++];
+		sec->name = elf_strptr(elf, shstrndx, shdr.sh_name);
 		sec->insns = data->d_buf;
 		sec->insn_cnt = data->d_size / sizeof(struct bpf_insn);
 	}
-	if (!symtab)
+	if (!syms)
 		return 0;	/* libbpf opens no program without symbols */
-	syms = elf_getdata(symtab, NULL);
-	if (!syms || !symshdr.sh_entsize)
-		goto bad;
-	sym_cnt = symshdr.sh_size / symshdr.sh_entsize;
+	sym_cnt = syms->d_size / sizeof(Elf64_Sym);
 
-	/* the functions */
-	for (i = 0; i < sym_cnt; i++) {
-		struct code_sec *sec;
-		struct code_func *f;
+	/* the functions: count, then read */
+	for (k = 0; k < 2; k++) {
+		for (i = 0, j = 0; i < sym_cnt; i++) {
+			struct code_func *f;
+			ssize_t sec;
 
-		if (!gelf_getsym(syms, i, &sym))
-			goto bad;
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !(sec = code_sec_by_shndx(c, sym.st_shndx)))
-			continue;
-		f = grow(&c->funcs, &c->func_cnt, sizeof(*f));
-		if (!f)
-			goto nomem;
-		f->sec = sec - c->secs;
-		f->start = sym.st_value / sizeof(struct bpf_insn);
-		f->end = (sym.st_value + sym.st_size) / sizeof(struct bpf_insn);
-		if (f->end > sec->insn_cnt)
-			f->end = sec->insn_cnt;
-		f->name = elf_strptr(c->elf, symshdr.sh_link, sym.st_name);
-	}
-
-	/* the relocations of the executable sections */
-	scn = NULL;
-	while ((scn = elf_nextscn(c->elf, scn))) {
-		struct code_sec *sec, *to;
-		Elf_Data *data;
-		GElf_Rel rel;
-
-		if (!gelf_getshdr(scn, &shdr))
-			goto bad;
-		if (shdr.sh_type != SHT_REL || !shdr.sh_entsize ||
-		    !(sec = code_sec_by_shndx(c, shdr.sh_info)))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			goto bad;
-		for (j = 0; j < shdr.sh_size / shdr.sh_entsize; j++) {
-			struct code_rel *r;
-
-			if (!gelf_getrel(data, j, &rel) ||
-			    !gelf_getsym(syms, GELF_R_SYM(rel.r_info), &sym))
+			if (!gelf_getsym(syms, i, &sym))
 				goto bad;
-			r = grow(&sec->rels, &sec->rel_cnt, sizeof(*r));
-			if (!r)
-				goto nomem;
-			r->insn = rel.r_offset / sizeof(struct bpf_insn);
-			to = code_sec_by_shndx(c, sym.st_shndx);
-			r->to_code = to != NULL;
-			r->sym_sec = to ? (size_t)(to - c->secs) : 0;
-			r->sym_value = sym.st_value;
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx >= c->shnum ||
+			    (sec = c->sec_of[sym.st_shndx]) < 0)
+				continue;
+			if (!k) {
+				j++;
+				continue;
+			}
+			f = &c->funcs[j++];
+			f->sec = sec;
+			f->start = sym.st_value / sizeof(struct bpf_insn);
+			f->end = (sym.st_value + sym.st_size) / sizeof(struct bpf_insn);
+			if (f->end > c->secs[sec].insn_cnt)
+				f->end = c->secs[sec].insn_cnt;
+			f->name = elf_strptr(elf, strtab, sym.st_name);
+			if (f->name)
+				c->named_cnt++;
 		}
-		qsort(sec->rels, sec->rel_cnt, sizeof(*sec->rels), cmp_rel);
+		if (!k) {
+			c->funcs = calloc(j ?: 1, sizeof(*c->funcs));
+			if (!c->funcs)
+				goto nomem;
+		}
+		c->func_cnt = j;
+	}
+	qsort(c->funcs, c->func_cnt, sizeof(*c->funcs), cmp_func);
+	c->by_name = calloc(c->named_cnt ?: 1, sizeof(*c->by_name));
+	if (!c->by_name)
+		goto nomem;
+	for (i = 0, j = 0; i < c->func_cnt; i++)
+		if (c->funcs[i].name)
+			c->by_name[j++] = &c->funcs[i];
+	qsort(c->by_name, c->named_cnt, sizeof(*c->by_name), cmp_by_name);
+
+	/* the relocations of the executable sections: count, then read */
+	for (k = 0; k < 2; k++) {
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn))) {
+			struct code_sec *sec;
+			Elf_Data *data;
+			GElf_Rel rel;
+			size_t cnt;
+
+			if (!gelf_getshdr(scn, &shdr))
+				goto bad;
+			if (shdr.sh_type != SHT_REL ||
+			    shdr.sh_entsize != sizeof(Elf64_Rel) ||
+			    shdr.sh_info >= c->shnum ||
+			    c->sec_of[shdr.sh_info] < 0)
+				continue;
+			sec = &c->secs[c->sec_of[shdr.sh_info]];
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				goto bad;
+			cnt = data->d_size / sizeof(Elf64_Rel);
+			if (!k) {
+				sec->rel_cnt += cnt;
+				continue;
+			}
+			for (j = 0; j < cnt; j++) {
+				struct code_rel *r = &sec->rels[sec->rel_cnt++];
+				ssize_t to;
+
+				if (!gelf_getrel(data, j, &rel) ||
+				    !gelf_getsym(syms, GELF_R_SYM(rel.r_info), &sym))
+					goto bad;
+				r->insn = rel.r_offset / sizeof(struct bpf_insn);
+				to = sym.st_shndx < c->shnum ? c->sec_of[sym.st_shndx] : -1;
+				r->to_code = to >= 0;
+				r->sym_sec = to >= 0 ? (size_t)to : 0;
+				r->sym_value = sym.st_value;
+			}
+		}
+		for (i = 0; i < c->sec_cnt; i++) {
+			struct code_sec *sec = &c->secs[i];
+
+			if (!k) {
+				sec->rels = calloc(sec->rel_cnt ?: 1, sizeof(*sec->rels));
+				if (!sec->rels)
+					goto nomem;
+				sec->rel_cnt = 0;
+			} else if (sec->rel_cnt) {
+				qsort(sec->rels, sec->rel_cnt, sizeof(*sec->rels),
+				      cmp_rel);
+			}
+		}
 	}
 	return 0;
 
@@ -515,19 +571,25 @@ static int code_add_callee(struct code *c, struct code_func *f, size_t sec,
 			   __s64 insn)
 {
 	ssize_t callee;
-	size_t *slot;
+	size_t *tmp;
 
 	if (insn < 0)
 		return 0;
 	callee = code_func_at(c, sec, insn);
 	if (callee < 0)
 		return 0;	/* libbpf would not load it either */
-	slot = grow(&f->callees, &f->callee_cnt, sizeof(*slot));
-	if (!slot) {
-		p_err("mem alloc failed");
-		return -1;
+	if (f->callee_cnt == f->callee_cap) {
+		size_t cap = f->callee_cap ? f->callee_cap * 2 : 4;
+
+		tmp = reallocarray(f->callees, cap, sizeof(*tmp));
+		if (!tmp) {
+			p_err("mem alloc failed");
+			return -1;
+		}
+		f->callees = tmp;
+		f->callee_cap = cap;
 	}
-	*slot = callee;
+	f->callees[f->callee_cnt++] = callee;
 	return 0;
 }
 
@@ -575,38 +637,94 @@ static int code_scan(struct code *c)
 	return 0;
 }
 
-/* *@helpers: the helpers of kmem_helpers[] that function @i calls, directly
- * or through the functions it calls (without recursion: the chain can be
- * long).
+/* The reach of every function: the helpers of kmem_helpers[] that it calls,
+ * directly or through the functions it calls. Tarjan's strongly connected
+ * components, without recursion (a chain of calls can be long): the
+ * functions of a component (a loop of calls, which the verifier refuses,
+ * or one function) reach the same helpers, and a component is complete
+ * once the components it calls are.
  */
-static int code_helpers_from(struct code *c, size_t i, __u32 *helpers)
+static int code_reach(struct code *c)
 {
-	size_t *todo, cnt = 0, j;
+	size_t n = c->func_cnt, next = 1, sp = 0, fp, root, v, w, i, j, first;
+	size_t *index, *low, *stack, *frame, *edge;
+	bool *on_stack;
+	__u32 reach;
+	int err = -1;
 
-	for (j = 0; j < c->func_cnt; j++)
-		c->funcs[j].seen = false;
-	/* each function goes on the stack once */
-	todo = calloc(c->func_cnt, sizeof(*todo));
-	if (!todo) {
+	index = calloc(n ?: 1, sizeof(*index));	/* 0: not visited */
+	low = calloc(n ?: 1, sizeof(*low));
+	stack = calloc(n ?: 1, sizeof(*stack));	/* of the components */
+	frame = calloc(n ?: 1, sizeof(*frame));	/* of the walk */
+	edge = calloc(n ?: 1, sizeof(*edge));	/* next callee of a frame */
+	on_stack = calloc(n ?: 1, sizeof(*on_stack));
+	if (!index || !low || !stack || !frame || !edge || !on_stack) {
 		p_err("mem alloc failed");
-		return -1;
+		goto out;
 	}
-	*helpers = 0;
-	todo[cnt++] = i;
-	c->funcs[i].seen = true;
-	while (cnt) {
-		struct code_func *f = &c->funcs[todo[--cnt]];
 
-		*helpers |= f->helpers;
-		for (j = 0; j < f->callee_cnt; j++) {
-			if (c->funcs[f->callees[j]].seen)
+	for (root = 0; root < n; root++) {
+		if (index[root])
+			continue;
+		fp = 0;
+		frame[fp] = root;
+		edge[fp++] = 0;
+		index[root] = low[root] = next++;
+		stack[sp++] = root;
+		on_stack[root] = true;
+		while (fp) {
+			struct code_func *f;
+
+			v = frame[fp - 1];
+			f = &c->funcs[v];
+			if (edge[fp - 1] < f->callee_cnt) {
+				w = f->callees[edge[fp - 1]++];
+				if (!index[w]) {
+					index[w] = low[w] = next++;
+					stack[sp++] = w;
+					on_stack[w] = true;
+					frame[fp] = w;
+					edge[fp++] = 0;
+				} else if (on_stack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
 				continue;
-			c->funcs[f->callees[j]].seen = true;
-			todo[cnt++] = f->callees[j];
+			}
+			/* v is done */
+			if (--fp && low[v] < low[frame[fp - 1]])
+				low[frame[fp - 1]] = low[v];
+			if (low[v] != index[v])
+				continue;
+			/* v's component: stack[first..sp) */
+			first = sp;
+			do {
+				w = stack[--first];
+			} while (w != v);
+			reach = 0;
+			for (i = first; i < sp; i++) {
+				f = &c->funcs[stack[i]];
+				reach |= f->helpers;
+				/* a callee off the stack is complete */
+				for (j = 0; j < f->callee_cnt; j++)
+					if (!on_stack[f->callees[j]])
+						reach |= c->funcs[f->callees[j]].reach;
+			}
+			for (i = first; i < sp; i++) {
+				c->funcs[stack[i]].reach = reach;
+				on_stack[stack[i]] = false;
+			}
+			sp = first;
 		}
 	}
-	free(todo);
-	return 0;
+	err = 0;
+out:
+	free(index);
+	free(low);
+	free(stack);
+	free(frame);
+	free(edge);
+	free(on_stack);
+	return err;
 }
 
 /* The function of the code that is program @prog (its name, in its section),
@@ -617,13 +735,24 @@ static ssize_t code_prog_func(const struct code *c,
 {
 	const char *name = bpf_program__name(prog);
 	const char *sec = bpf_program__section_name(prog);
-	size_t i;
+	size_t lo = 0, hi = c->named_cnt, mid;
+	const struct code_func *f;
 
-	for (i = 0; i < c->func_cnt; i++)
-		if (c->funcs[i].name && !strcmp(c->funcs[i].name, name) &&
-		    c->secs[c->funcs[i].sec].name &&
-		    !strcmp(c->secs[c->funcs[i].sec].name, sec))
-			return i;
+	/* the first function of that name */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(c->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->named_cnt; lo++) {
+		f = c->by_name[lo];
+		if (strcmp(f->name, name))
+			break;
+		if (c->secs[f->sec].name && !strcmp(c->secs[f->sec].name, sec))
+			return f - c->funcs;
+	}
 	return -1;
 }
 
@@ -647,24 +776,23 @@ static int kmem_add(struct token_needs *n, const char *file, const char *prog,
 	return 0;
 }
 
-/* Add to @n the programs of @obj, opened from @file, that the kernel loads
- * with the helpers of kmem_helpers[] only through a token that allows a
- * tracing program type: those of another type that call one of them, in
- * their own code or in the subprograms they call.
+/* Add to @n the programs of @obj, opened from @file (whose ELF is @elf), that
+ * the kernel loads with the helpers of kmem_helpers[] only through a token
+ * that allows a tracing program type: those of another type that call one
+ * of them, in their own code or in the subprograms they call.
  */
 static int add_kernel_memory(struct token_needs *n, struct bpf_object *obj,
-			     const char *file)
+			     const char *file, Elf *elf)
 {
-	struct code c = { .fd = -1 };
+	struct code c = {};
 	struct bpf_program *prog;
 	int err = -1;
 
-	if (code_read(&c, file) || code_scan(&c))
+	if (code_read(&c, elf, file) || code_scan(&c) || code_reach(&c))
 		goto out;
 
 	bpf_object__for_each_program(prog, obj) {
 		enum bpf_prog_type type = bpf_program__type(prog);
-		__u32 helpers;
 		ssize_t f;
 
 		if (!bpf_program__autoload(prog) ||
@@ -672,15 +800,37 @@ static int add_kernel_memory(struct token_needs *n, struct bpf_object *obj,
 		     (TOKEN_TRACING_PROGS & (1ULL << type))))
 			continue;
 		f = code_prog_func(&c, prog);
-		if (f < 0)
+		if (f < 0 || !c.funcs[f].reach)
 			continue;
-		if (code_helpers_from(&c, f, &helpers) ||
-		    (helpers && kmem_add(n, file, bpf_program__name(prog), helpers)))
+		if (kmem_add(n, file, bpf_program__name(prog), c.funcs[f].reach))
 			goto out;
 	}
 	err = 0;
 out:
 	code_free(&c);
+	return err;
+}
+
+/* The same for @file read from disk */
+static int add_kernel_memory_file(struct token_needs *n,
+				  struct bpf_object *obj, const char *file)
+{
+	Elf *elf = NULL;
+	int fd, err = -1;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		p_err("can't open object %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+		p_err("can't open object %s: %s", file, elf_errmsg(-1));
+	else
+		err = add_kernel_memory(n, obj, file, elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
 	return err;
 }
 
@@ -696,46 +846,6 @@ int token_needs_add_tracing(struct token_needs *n, __u64 progs)
 				    n->kmem[i].prog))
 			return -1;
 	return 0;
-}
-
-/* Check that @file is a BPF ELF object, with a clear message naming it
- * otherwise: libbpf's own messages are silenced while it opens objects for
- * their needs.
- */
-static int check_object_file(const char *file)
-{
-	GElf_Ehdr ehdr;
-	struct stat st;
-	Elf *elf;
-	int fd, err = -1;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		p_err("can't open object %s: %s", file, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		p_err("object %s is not a file", file);
-		goto out_close;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		p_err("can't use libelf: %s", elf_errmsg(-1));
-		goto out_close;
-	}
-
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr))
-		p_err("object %s is not an ELF file", file);
-	else if (ehdr.e_machine != EM_BPF)
-		p_err("object %s is not a BPF object file (ELF machine %u)",
-		      file, ehdr.e_machine);
-	else
-		err = 0;
-	elf_end(elf);
-
-out_close:
-	close(fd);
-	return err;
 }
 
 /* Add @file to the object files of @n */
@@ -758,29 +868,37 @@ int token_needs_add_file(struct token_needs *n, const char *file)
 	/* no token: LIBBPF_BPF_TOKEN_PATH has nothing to do with this */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .bpf_token_path = "");
 	libbpf_print_fn_t old_print;
+	struct token_object o;
 	struct bpf_object *obj;
 	char msg[256];
 	int err;
 
-	if (check_object_file(file))
+	/* read once, bounded and checked (libbpf's own messages are
+	 * silenced while it opens objects for their needs); libbpf parses
+	 * the same bytes, under the name it gives the file
+	 */
+	if (token_object_read(&o, file))
 		return -1;
+	open_opts.object_name = o.name;
 
 	old_print = libbpf_set_print(NULL);
-	obj = bpf_object__open_file(file, &open_opts);
+	obj = bpf_object__open_mem(o.buf, o.size, &open_opts);
 	err = errno;
 	libbpf_set_print(old_print);
 	if (!obj) {
 		libbpf_strerror(err, msg, sizeof(msg));
 		p_err("can't open object %s: %s", file, msg);
+		token_object_free(&o);
 		return -1;
 	}
 
 	err = token_needs_add_object(n, obj, file);
 	if (!err)
-		err = add_kernel_memory(n, obj, file);
+		err = add_kernel_memory(n, obj, file, o.elf);
 	if (!err)
 		err = add_file_name(n, file);
 	bpf_object__close(obj);
+	token_object_free(&o);
 
 	return err;
 }
@@ -1000,7 +1118,7 @@ int token_check_object(const char *path, int token_fd, struct bpf_object *obj,
 
 	err = token_needs_add_object(&n, obj, bpf_object__name(obj));
 	if (!err)
-		err = add_kernel_memory(&n, obj, file);
+		err = add_kernel_memory_file(&n, obj, file);
 	if (!err)
 		err = token_check_needs(path, token_fd, &n);
 	token_needs_free(&n);

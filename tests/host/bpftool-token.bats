@@ -1059,6 +1059,32 @@ needs_file_sets() {
 		token needs "$OBJ_ODD"
 }
 
+# The objects of tests/fuzz/corpus/token_needs/regress-*: each defect that
+# crashed, hung or blew up bpftool's parse of objects, in an otherwise valid
+# object (tests/fuzz/token_needs_regress.py).
+@test "token needs: objects beyond the limits, and malformed ones, are one error line" {
+	local corpus=$TOP/tests/fuzz/corpus/token_needs f n=0
+	# sparse: 64 MiB and a byte
+	truncate -s $((64 * 1024 * 1024 + 1)) "$D/big.o"
+	run_err "object $D/big.o is too large (67108865 bytes): bpftool parses objects of up to 64 MiB" \
+		token needs "$D/big.o"
+	# libbpf would follow this loop of BTF types forever
+	run timeout 60 "$BPFTOOL" token needs "$corpus/regress-btf-loop"
+	[[ $status != 124 ]]
+	for f in "$corpus"/regress-*; do
+		[[ $f != */regress-rel-empty ]] || continue
+		run_err "object $f is malformed: " token needs "$f"
+		n=$((n + 1))
+	done
+	((n >= 10))
+	run_err "object $corpus/regress-btf-loop is malformed: BTF type [8] contains itself (through type [8])" \
+		token create "$D/t" object "$corpus/regress-btf-loop"
+	# a relocation section without data: parsed
+	run --separate-stderr "$BPFTOOL" token needs "$corpus/regress-rel-empty"
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == *"allowed_progs: xdp"* ]]
+}
+
 @test "prog load, prog loadall and map create know the token keyword" {
 	run --separate-stderr "$BPFTOOL" prog help
 	[[ $stderr == *"[pinmaps MAP_DIR] [token TOKEN]"* ]]
