@@ -167,12 +167,6 @@ static bool abi_from_btf(const struct btf *btf, struct token_abi *abi)
 	return true;
 }
 
-#ifndef __NR_fsopen
-#define __NR_fsopen		430
-#endif
-#ifndef __NR_fsconfig
-#define __NR_fsconfig		431
-#endif
 #define PROBE_FSCONFIG_SET_STRING	1	/* FSCONFIG_SET_STRING */
 #define PROBE_FSOPEN_CLOEXEC		1	/* FSOPEN_CLOEXEC */
 

@@ -9,8 +9,23 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include <sys/syscall.h>
 
 #include "token_names.h"
+
+/* The new mount API, by number: the C library may not wrap it */
+#ifndef __NR_move_mount
+#define __NR_move_mount		429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen		430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig		431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount		432
+#endif
 
 enum token_abi_kind {
 	TOKEN_ABI_UNKNOWN,	/* could not tell: callers keep their old ways */

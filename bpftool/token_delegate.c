@@ -31,19 +31,6 @@
 #include "token_needs.h"
 #include "token_trial.h"
 
-/* The new mount API, by number: the C library may not wrap it */
-#ifndef __NR_move_mount
-#define __NR_move_mount		429
-#endif
-#ifndef __NR_fsopen
-#define __NR_fsopen		430
-#endif
-#ifndef __NR_fsconfig
-#define __NR_fsconfig		431
-#endif
-#ifndef __NR_fsmount
-#define __NR_fsmount		432
-#endif
 /* <linux/mount.h>'s values, which clash with <sys/mount.h> on some C
  * libraries
  */
