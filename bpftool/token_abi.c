@@ -2,14 +2,16 @@
 /* Which token ABI the running kernel speaks.
  *
  * Mainline (Linux 6.9 and later) and this project's kernel both number
- * BPF_TOKEN_CREATE 36, but read different attrs: mainline's token_create is
- * { __u32 flags; __u32 bpffs_fd; } and makes a token from the root of a
- * delegated BPF FS; this project's v3 kernel reads { __u32 token_fd; __u32
- * token_flags; __u32 pin_flags; __u32 pin_path_fd; __u64 pin_pathname;
- * __u64 allowed_cmds; ... } and pins a token made from explicit sets. An
- * attr of one sent to the other is misread, so the ABI is never found by
- * trying BPF_TOKEN_CREATE. The kernel's BTF says it exactly: the members of
- * union bpf_attr's token_create and their offsets, and enum bpf_cmd.
+ * BPF_TOKEN_CREATE 36. Mainline's token_create is { __u32 flags; __u32
+ * bpffs_fd; } and makes a token from the root of a delegated BPF FS. This
+ * project's kernel has that layout too, extended after bpffs_fd with the
+ * pinned tokens' fields ({ ...; __u32 token_fd; __u32 pin_flags; __u64
+ * pin_pathname; __u64 allowed_cmds; ... }, with BPF_F_TOKEN_PIN in flags);
+ * its first releases read { __u32 token_fd; __u32 token_flags; ... }
+ * instead, which an attr of mainline's is misread by. So the ABI is never
+ * found by trying BPF_TOKEN_CREATE: the kernel's BTF says it exactly (the
+ * members of union bpf_attr's token_create and their offsets, enum bpf_cmd,
+ * and whether BPF FS's mount options take delegate_cmds).
  */
 
 #ifndef _GNU_SOURCE
@@ -103,6 +105,7 @@ static bool abi_from_btf(const struct btf *btf, struct token_abi *abi)
 {
 	const struct btf_type *attr, *tc = NULL, *opts;
 	const struct btf_member *m;
+	bool mainline_layout;
 	long long cmd;
 	unsigned int i;
 	int id;
@@ -132,30 +135,35 @@ static bool abi_from_btf(const struct btf *btf, struct token_abi *abi)
 		return false;
 	}
 
-	/* mainline: flags, then bpffs_fd, at offsets 0 and 32 bits */
-	abi->delegated = member_offset(btf, tc, "flags") == 0 &&
-			 member_offset(btf, tc, "bpffs_fd") == 32;
-	/* v3: token_fd, token_flags at 0 and 32 bits; the pinned extension
-	 * of mainline's layout: pin_pathname and the sets after bpffs_fd
+	/* mainline's layout: flags, then bpffs_fd, at offsets 0 and 32 bits */
+	mainline_layout = member_offset(btf, tc, "flags") == 0 &&
+			  member_offset(btf, tc, "bpffs_fd") == 32;
+	/* the first releases of this project: token_fd, token_flags at 0 and
+	 * 32 bits; since then, the pinned extension of mainline's layout:
+	 * pin_pathname and the sets after bpffs_fd
 	 */
 	if (member_offset(btf, tc, "token_fd") == 0 &&
-	    member_offset(btf, tc, "token_flags") == 32)
+	    member_offset(btf, tc, "token_flags") == 32) {
 		abi->pinned = member_offset(btf, tc, "pin_pathname") > 0 &&
 			      member_offset(btf, tc, "allowed_cmds") > 0;
-	else if (abi->delegated)
+	} else if (mainline_layout) {
 		abi->pinned = member_offset(btf, tc, "pin_pathname") > 32 &&
 			      member_offset(btf, tc, "allowed_cmds") > 32;
+	}
+
+	/* Delegation: mainline's layout, and a BPF FS whose mount options
+	 * (the kernel's own struct bpf_mount_opts: not UAPI, a name match)
+	 * take delegate_cmds; without that struct in BTF, the layout says it.
+	 * The options beyond mainline's four sets are named there too.
+	 */
+	id = btf__find_by_name_kind(btf, "bpf_mount_opts", BTF_KIND_STRUCT);
+	opts = id < 0 ? NULL : btf__type_by_id(btf, id);
+	abi->delegated = mainline_layout &&
+			 (!opts || member_like(btf, opts, "delegate_cmds"));
 	if (!abi->delegated && !abi->pinned) {
 		abi->why = "union bpf_attr's token_create has a layout bpftool does not know";
 		return false;
 	}
-
-	/* What a delegated BPF FS takes beyond mainline's four sets: the
-	 * kernel's own struct bpf_mount_opts says it (not UAPI: a name
-	 * match, and only where the kernel has delegation at all).
-	 */
-	id = btf__find_by_name_kind(btf, "bpf_mount_opts", BTF_KIND_STRUCT);
-	opts = id < 0 ? NULL : btf__type_by_id(btf, id);
 	if (abi->delegated && opts) {
 		abi->delegate_cgroup = member_like(btf, opts, "cgroup");
 		abi->delegate_relaxed = member_like(btf, opts, "verifier") ||

@@ -413,7 +413,7 @@ static bool below_stack_pointer(uint64_t addr, uintptr_t sp)
 }
 
 /* The canonical path of the file a BPF_TOKEN_CREATE that succeeded pinned:
- * pin_name (see above), resolved relative to pin_path_fd (0 or AT_FDCWD:
+ * pin_name (see above), resolved relative to bpffs_fd (0 or AT_FDCWD:
  * the current directory) unless absolute.
  */
 static bool pinned_path(const union tok_attr_buf *e, char *out, size_t sz)
@@ -427,11 +427,11 @@ static bool pinned_path(const union tok_attr_buf *e, char *out, size_t sz)
 	if (name[0] == '/') {
 		snprintf(full, sizeof(full), "%s", name);
 	} else {
-		if (e->tc.pin_path_fd == 0 || e->tc.pin_path_fd == (uint32_t)AT_FDCWD) {
+		if (e->tc.bpffs_fd == 0 || e->tc.bpffs_fd == (uint32_t)AT_FDCWD) {
 			if (!getcwd(base, sizeof(base)))
 				return false;
 		} else {
-			snprintf(link, sizeof(link), "/proc/self/fd/%u", e->tc.pin_path_fd);
+			snprintf(link, sizeof(link), "/proc/self/fd/%u", e->tc.bpffs_fd);
 			n = readlink(link, base, sizeof(base) - 1);
 			if (n < 0)
 				return false;
@@ -483,16 +483,19 @@ static void fz_token_create(void)
 	slot_path(path, sizeof(path), s);
 	snprintf(rpath, sizeof(rpath), "s%d", s);
 	if (rel == 0 && s < 8) {	/* relative to a dir fd */
-		b.tc.pin_path_fd = dirfd_fz;
+		b.tc.bpffs_fd = dirfd_fz;
 		b.tc.pin_pathname = (uintptr_t)rpath;
 	} else if (rel == 1 && s >= 10) {
-		b.tc.pin_path_fd = dirfd_plain;
+		b.tc.bpffs_fd = dirfd_plain;
 		b.tc.pin_pathname = (uintptr_t)rpath;
 	} else {
 		b.tc.pin_pathname = (uintptr_t)path;
 	}
-	if (rnd() % 3)
+	b.tc.flags = TOK_F_PIN;
+	if (rnd() % 3) {
+		b.tc.flags |= TOK_F_PARENT;
 		b.tc.token_fd = pick_fd(true);
+	}
 	b.tc.allowed_cmds = pick_set(ALL_CMDS);
 	b.tc.allowed_map_types = pick_set((1ULL << BPF_MAP_TYPE_ARRAY) | (1ULL << BPF_MAP_TYPE_HASH));
 	b.tc.allowed_prog_types = pick_set((1ULL << BPF_PROG_TYPE_XDP) |
@@ -512,6 +515,13 @@ static void fz_token_create(void)
 		printf("token_create slot %d parent %u size %u%s: %s\n", s, e.tc.token_fd, size,
 		       mutated ? " (mutated)" : "", tok_errname(ret));
 	check_plain_empty();
+	/* without BPF_F_TOKEN_PIN, mainline's call from a BPF FS: every BPF
+	 * FS here belongs to the initial user namespace, which gets none
+	 */
+	CHECK(ret <= 0 || (e.tc.flags & TOK_F_PIN),
+	      "token_create without BPF_F_TOKEN_PIN (flags %#x) returned fd %ld", e.tc.flags, ret);
+	if (ret > 0)
+		close(ret);
 	if (ret != 0)
 		return;
 	successes++;
@@ -523,7 +533,7 @@ static void fz_token_create(void)
 	 */
 	if (!pinned_path(&e, where, sizeof(where))) {
 		CHECK(0, "token_create succeeded, but no file at pin_pathname %#llx (fd %u): %s%s%s",
-		      (unsigned long long)e.tc.pin_pathname, e.tc.pin_path_fd,
+		      (unsigned long long)e.tc.pin_pathname, e.tc.bpffs_fd,
 		      pin_name_ok ? "'" : "", pin_name_ok ? pin_name : "not a readable string",
 		      pin_name_ok ? "'" : "");
 		return;
@@ -538,11 +548,17 @@ static void fz_token_create(void)
 	}
 	slot_path(path, sizeof(path), s);
 	CHECK(on_bpffs(path) && s < 10, "token_create pinned %s, not on BPF FS", path);
-	/* the one token flag that creates a token: the relaxed verifier */
-	CHECK((e.tc.token_flags & ~BPF_F_TOKEN_RELAXED_VERIFIER) == 0 && e.tc.pin_flags == 0,
-	      "token_create succeeded with token_flags %#x pin_flags %#x", e.tc.token_flags,
-	      e.tc.pin_flags);
-	if (e.tc.token_fd) {
+	/* a pinned token: BPF_F_TOKEN_PIN, maybe a parent and the relaxed
+	 * verifier (no userns_fd, cgroup_fd here: those flags need an fd of
+	 * the right kind, which the mutations don't make), token_fd only
+	 * with a parent
+	 */
+	CHECK((e.tc.flags & TOK_F_PIN) &&
+	      (e.tc.flags & ~(TOK_F_PIN | TOK_F_PARENT | BPF_F_TOKEN_RELAXED_VERIFIER)) == 0 &&
+	      e.tc.pin_flags == 0 && ((e.tc.flags & TOK_F_PARENT) || e.tc.token_fd == 0),
+	      "token_create succeeded with flags %#x pin_flags %#x token_fd %u", e.tc.flags,
+	      e.tc.pin_flags, e.tc.token_fd);
+	if (e.tc.flags & TOK_F_PARENT) {
 		pf = fd_lookup(e.tc.token_fd);
 		parent = usable_token(e.tc.token_fd);
 		CHECK(parent, "derived token created from fd %u (%s), not a usable token",
@@ -705,6 +721,8 @@ static void fz_use(int cmd)
 	bool mutated, allowed;
 	long ret;
 	uint32_t tfd = pick_fd(true);
+	/* mostly with BPF_F_TOKEN_FD: without it the token fd is not read */
+	uint32_t use_flag = rnd() % 8 ? TOK_F_TOKEN_FD : 0;
 
 	memset(&b, 0, sizeof(b));
 	if (cmd == BPF_MAP_CREATE) {
@@ -713,11 +731,13 @@ static void fz_use(int cmd)
 		b.attr.key_size = 4;
 		b.attr.value_size = 8;
 		b.attr.max_entries = 4;
+		b.attr.map_flags = use_flag;
 		b.attr.map_token_fd = tfd;
 	} else if (cmd == BPF_BTF_LOAD) {
 		tok_btf_blob_init(&blob);
 		b.attr.btf = (uintptr_t)&blob;
 		b.attr.btf_size = sizeof(blob.hdr) + blob.hdr.type_len + blob.hdr.str_len;
+		b.attr.btf_flags = use_flag;
 		b.attr.btf_token_fd = tfd;
 	} else {
 		b.attr.prog_type = rnd() % 4 == 0 ? rnd() % 32 : rnd() % 2 ? BPF_PROG_TYPE_XDP :
@@ -726,6 +746,7 @@ static void fz_use(int cmd)
 		b.attr.insns = (uintptr_t)insns;
 		b.attr.insn_cnt = 2;
 		b.attr.license = (uintptr_t)"GPL";
+		b.attr.prog_flags = use_flag;
 		b.attr.prog_token_fd = tfd;
 	}
 	size = mutate(&b, size, &mutated);
@@ -735,13 +756,13 @@ static void fz_use(int cmd)
 	effective(&b, size, &e);
 
 	if (cmd == BPF_MAP_CREATE) {
-		t = usable_token(e.attr.map_token_fd);
+		t = e.attr.map_flags & TOK_F_TOKEN_FD ? usable_token(e.attr.map_token_fd) : NULL;
 		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[1], e.attr.map_type);
 	} else if (cmd == BPF_BTF_LOAD) {
-		t = usable_token(e.attr.btf_token_fd);
+		t = e.attr.btf_flags & TOK_F_TOKEN_FD ? usable_token(e.attr.btf_token_fd) : NULL;
 		allowed = t && mask_has(t->set[0], cmd);
 	} else {
-		t = usable_token(e.attr.prog_token_fd);
+		t = e.attr.prog_flags & TOK_F_TOKEN_FD ? usable_token(e.attr.prog_token_fd) : NULL;
 		allowed = t && mask_has(t->set[0], cmd) && mask_has(t->set[2], e.attr.prog_type) &&
 			  (!attach_type_selects_hook(e.attr.prog_type) ||
 			   mask_has(t->set[3], loaded_attach_type(&e)));

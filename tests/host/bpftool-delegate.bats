@@ -17,14 +17,17 @@ setup_file() {
 	[[ -x $HELPER ]] || make -s -C "$top" "$HELPER" >&2 || true
 }
 
-# Mainline's tokens: enum bpf_cmd has BPF_TOKEN_CREATE and union bpf_attr's
-# token_create starts with flags and bpffs_fd (the kernel's BTF says it).
+# Mainline's tokens: union bpf_attr's token_create starts with flags and
+# bpffs_fd, and BPF FS's mount options (struct bpf_mount_opts) have
+# delegate_cmds (the kernel's BTF says both).
 mainline_tokens() {
 	[[ -r /sys/kernel/btf/vmlinux ]] || return 1
 	"$BPFTOOL" btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
-		awk '/^\[[0-9]+\] STRUCT .* vlen=/ { s = $0 }
-		     /'"'"'bpffs_fd'"'"' type_id=[0-9]+ bits_offset=32$/ && p ~ /'"'"'flags'"'"' .*bits_offset=0$/ { found = 1 }
-		     { p = $0 } END { exit !found }'
+		awk '/'"'"'bpffs_fd'"'"' type_id=[0-9]+ bits_offset=32$/ && p ~ /'"'"'flags'"'"' .*bits_offset=0$/ { layout = 1 }
+		     /^\[[0-9]+\] STRUCT '"'"'bpf_mount_opts'"'"' / { opts = 1; next }
+		     /^\[[0-9]+\] / { opts = 0 }
+		     opts && /'"'"'delegate_cmds'"'"' / { delegate = 1 }
+		     { p = $0 } END { exit !(layout && delegate) }'
 }
 
 setup() {

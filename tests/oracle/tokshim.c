@@ -97,12 +97,15 @@ static long shim_bpf(int cmd, void *uattr, unsigned int size)
 		with_token = 1;
 		switch (cmd) {
 		case BPF_MAP_CREATE:
+			attr.map_flags |= BPF_F_TOKEN_FD;
 			attr.map_token_fd = token_fd;
 			break;
 		case BPF_BTF_LOAD:
+			attr.btf_flags |= BPF_F_TOKEN_FD;
 			attr.btf_token_fd = token_fd;
 			break;
 		case BPF_PROG_LOAD:
+			attr.prog_flags |= BPF_F_TOKEN_FD;
 			attr.prog_token_fd = token_fd;
 			break;
 		}
@@ -117,7 +120,8 @@ static long shim_bpf(int cmd, void *uattr, unsigned int size)
 		errno = saved;
 	}
 	/* Outputs the kernel wrote into the copy (e.g. the verifier log
-	 * sizes); the caller's token fields keep what the caller put there.
+	 * sizes); the caller's token and flags fields keep what the caller
+	 * put there.
 	 */
 	{
 		union bpf_attr orig = {};
@@ -125,9 +129,16 @@ static long shim_bpf(int cmd, void *uattr, unsigned int size)
 		int saved = errno;
 
 		memcpy(&orig, uattr, n);
-		attr.map_token_fd = cmd == BPF_MAP_CREATE ? orig.map_token_fd : attr.map_token_fd;
-		attr.btf_token_fd = cmd == BPF_BTF_LOAD ? orig.btf_token_fd : attr.btf_token_fd;
-		attr.prog_token_fd = cmd == BPF_PROG_LOAD ? orig.prog_token_fd : attr.prog_token_fd;
+		if (cmd == BPF_MAP_CREATE) {
+			attr.map_flags = orig.map_flags;
+			attr.map_token_fd = orig.map_token_fd;
+		} else if (cmd == BPF_BTF_LOAD) {
+			attr.btf_flags = orig.btf_flags;
+			attr.btf_token_fd = orig.btf_token_fd;
+		} else {
+			attr.prog_flags = orig.prog_flags;
+			attr.prog_token_fd = orig.prog_token_fd;
+		}
 		memcpy(uattr, &attr, n);
 		errno = saved;
 	}

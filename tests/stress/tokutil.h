@@ -25,16 +25,22 @@
 
 #define TOK_CMD_TOKEN_CREATE	36
 #define TOK_F_USERNS		(1U << 0)
+#define TOK_F_PIN		(1U << 2)
+#define TOK_F_PARENT		(1U << 3)
+/* map_flags, prog_flags, btf_flags: the token fd field is set */
+#define TOK_F_TOKEN_FD		(1U << 16)
 #define TOK_INFO_REVOKED	(1U << 0)
 /* the kernel-internal ENOTSUPP, leaked to user space by a few paths */
 #define ENOTSUPP_		524
 
-/* union bpf_attr for BPF_TOKEN_CREATE, with the round-2 userns_fd. */
+/* union bpf_attr for BPF_TOKEN_CREATE: mainline's flags and bpffs_fd, then
+ * the pinned tokens' fields, up to userns_fd.
+ */
 struct tok_create_attr {
+	uint32_t flags;
+	uint32_t bpffs_fd;
 	uint32_t token_fd;
-	uint32_t token_flags;
 	uint32_t pin_flags;
-	uint32_t pin_path_fd;
 	uint64_t pin_pathname;
 	uint64_t allowed_cmds;
 	uint64_t allowed_map_types;
@@ -88,9 +94,10 @@ static inline int tok_create(int path_fd, const char *path, int parent_fd,
 	union tok_attr_buf b;
 
 	memset(&b, 0, sizeof(b));
+	/* a pinned token; parent_fd 0 stands for none */
+	b.tc.flags = flags | TOK_F_PIN | (parent_fd ? TOK_F_PARENT : 0);
 	b.tc.token_fd = parent_fd;
-	b.tc.token_flags = flags;
-	b.tc.pin_path_fd = path_fd;
+	b.tc.bpffs_fd = path_fd;
 	b.tc.pin_pathname = (uintptr_t)path;
 	b.tc.allowed_cmds = cmds;
 	b.tc.allowed_map_types = maps;
@@ -155,7 +162,10 @@ static inline int tok_map_create(uint32_t type, int token_fd)
 		b.attr.value_size = 0;
 		b.attr.max_entries = 4096;
 	}
-	b.attr.map_token_fd = token_fd;
+	if (token_fd) {
+		b.attr.map_flags = TOK_F_TOKEN_FD;
+		b.attr.map_token_fd = token_fd;
+	}
 	return tok_bpf_err(BPF_MAP_CREATE, &b, sizeof(b.attr));
 }
 
@@ -193,7 +203,10 @@ static inline int tok_btf_load(int token_fd)
 	memset(&b, 0, sizeof(b));
 	b.attr.btf = (uintptr_t)&blob;
 	b.attr.btf_size = sizeof(blob.hdr) + blob.hdr.type_len + blob.hdr.str_len;
-	b.attr.btf_token_fd = token_fd;
+	if (token_fd) {
+		b.attr.btf_flags = TOK_F_TOKEN_FD;
+		b.attr.btf_token_fd = token_fd;
+	}
 	return tok_bpf_err(BPF_BTF_LOAD, &b, sizeof(b.attr));
 }
 
@@ -212,7 +225,10 @@ static inline int tok_prog_load(uint32_t type, uint32_t attach, int token_fd)
 	b.attr.insns = (uintptr_t)insns;
 	b.attr.insn_cnt = 2;
 	b.attr.license = (uintptr_t)"GPL";
-	b.attr.prog_token_fd = token_fd;
+	if (token_fd) {
+		b.attr.prog_flags = TOK_F_TOKEN_FD;
+		b.attr.prog_token_fd = token_fd;
+	}
 	return tok_bpf_err(BPF_PROG_LOAD, &b, sizeof(b.attr));
 }
 

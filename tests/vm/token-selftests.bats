@@ -86,3 +86,5 @@ run_subtest() {
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
 @test "token/token_replace_scope" { run_subtest token_replace_scope; }
+@test "token/token_abi" { run_subtest token_abi; }
+@test "token/token_delegated" { run_subtest token_delegated; }
