@@ -49,6 +49,7 @@ setup() {
 	mkdir -p "$D/mnt"
 	NSPID=
 	MPID=
+	CG=
 }
 
 teardown() {
@@ -58,6 +59,7 @@ teardown() {
 		umount "$m" 2>/dev/null || true
 	done
 	[[ -z $MPID ]] || kill "$MPID" 2>/dev/null || true
+	[[ -z $CG ]] || rmdir "$CG" 2>/dev/null || true
 	if [[ -n $NSPID ]]; then
 		kill "$NSPID" 2>/dev/null || true
 		wait "$NSPID" 2>/dev/null || true
@@ -230,6 +232,7 @@ run_err() {
 }
 
 @test "delegate: cgroup and the relaxed verifier, which mainline's delegated BPF FS lacks, are refused" {
+	pinned_tokens && skip "this project's kernel has them (the next test)"
 	make_userns
 	run_err "can't delegate with cgroup /sys/fs/cgroup: the kernel has no cgroup scope for delegated tokens" \
 		token delegate "$D/mnt" userns "$NSPID" cmds any cgroup /sys/fs/cgroup
@@ -238,6 +241,25 @@ run_err() {
 	# strict is what mainline does
 	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" cmds any verifier strict
 	[[ $status == 0 ]]
+}
+
+@test "delegate on this project's kernel: a cgroup scope and the relaxed verifier, in mountinfo and show" {
+	pinned_tokens || skip "a mainline kernel has neither (the test before)"
+	make_userns
+	CG=/sys/fs/cgroup/bpftool-delegate-$$
+	mkdir "$CG"
+	run --separate-stderr "$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" \
+		cmds map_create maps hash cgroup "$CG" verifier relaxed
+	echo "$output $stderr"
+	[[ $status == 0 ]]
+	local id
+	id=$(stat -c %i "$CG")
+	mounts | grep -E " $D/mnt .* - bpf .*,delegate_cgroup=$id,delegate_verifier=relaxed"
+	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
+	echo "$output"
+	[[ $(jq -c '.[0] | [.cgroup.id, .cgroup.path, .relaxed_verifier]' <<<"$output") == "[$id,\"${CG#/sys/fs/cgroup}\",true]" ]]
+	run nsenter -t "$NSPID" -U "$HELPER" "$D/mnt" 1
+	[[ $output == $'token: ok\nmap 1: ok' ]]
 }
 
 @test "create on a mainline kernel: one line pointing to delegate, nothing created" {
