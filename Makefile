@@ -36,7 +36,7 @@ HELPERS := $(patsubst $(TOP)/tests/helpers/%.c,$(TEST_BIN)/%,$(HELPER_SRCS))
 
 .PHONY: all help deps tree export-patches series-check kernel libbpf bpftool install \
 	test-build test-host test-vm check check-debug check-debug-kernel demo bench \
-	fuzz-needs-long vm-shell clean distclean
+	fuzz-needs-long vm-shell clean distclean debian-kernel debian-libbpf test-vm-mainline
 
 RESULTS := $(BUILD)/test-results
 DEBUG_KOBJ := $(BUILD)/kobj-debug
@@ -117,22 +117,67 @@ $(addprefix build-tests-,$(TEST_SUBDIRS)): build-tests-%:
 # The suites: HOST_TESTS / VM_TESTS select bats files or directories
 # (e.g. VM_TESTS=tests/vm/smoke.bats); the VM suite runs in VM_SHARDS VMs
 # (default: one per CPU). See scripts/host-suite.sh, scripts/vm-suite.sh.
+# The VM suite's files unless VM_TESTS says otherwise: tests/vm, and
+# tests/abi (mainline's token ABI case by case, against a mainline
+# kernel's results).
+VM_TESTS ?= tests/vm tests/abi
 test-host: bpftool test-build ## run the host tests (HOST_TESTS); summary line
 	-@$(TOP)/scripts/host-suite.sh $(RESULTS)/host.tap
 	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/host.tap
 
-test-vm: kernel bpftool test-build ## run the VM tests (VM_TESTS, VM_SHARDS); summary line
-	-@VM_OUT=$(BUILD)/vm-out/check $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
+test-vm: kernel bpftool test-build debian-libbpf ## run the VM tests (VM_TESTS, VM_SHARDS); summary line
+	-@VM_OUT=$(BUILD)/vm-out/check VM_TESTS="$(VM_TESTS)" $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
 	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/vm
+
+# Mainline's token ABI, on Debian's own prebuilt 6.12 kernel
+# (scripts/debian-kernel.sh: build/debian-kernel/, its vmlinuz and an
+# initramfs that mounts the 9p root, whose modules that kernel lacks built
+# in): tests/vm-mainline and tests/abi (the cases both kernels run, the
+# same results expected but for this kernel's extensions) in its VMs
+# (scripts/vm-suite.sh), then
+# tests/vm-mainline-host, which boots VMs of its own (a known mainline bug
+# that oopses the kernel), on the host; TAP into $(RESULTS)/vm-mainline.
+MAINLINE_VM := KERNEL=$(BUILD)/debian-kernel/vmlinuz VM_INITRD=$(BUILD)/debian-kernel/initrd.img
+MAINLINE_RESULTS := $(RESULTS)/vm-mainline
+MAINLINE_SUITE := $(MAINLINE_VM) VM_TESTS="tests/vm-mainline tests/abi" \
+	VM_OUT=$(BUILD)/vm-out/mainline VM_DURATIONS=$(TOP)/tests/vm-mainline/durations \
+	$(TOP)/scripts/vm-suite.sh $(MAINLINE_RESULTS)
+MAINLINE_HOST := $(MAINLINE_VM) HOST_TESTS=tests/vm-mainline-host \
+	$(TOP)/scripts/host-suite.sh $(MAINLINE_RESULTS)/host.tap
+
+debian-kernel: ## build/debian-kernel: Debian's 6.12 kernel (apt-get download) and an initramfs for the VM
+	@$(TOP)/scripts/debian-kernel.sh
+
+# Debian's libbpf 1.4 (bookworm-backports; scripts/debian-libbpf.sh), and
+# the application tests/abi/libbpf-token.bats runs, linked with it
+# (its shared library, found through the binary's RUNPATH).
+DEBIAN_LIBBPF := $(BUILD)/debian-libbpf
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+debian-libbpf: ## build/debian-libbpf: Debian's libbpf 1.4 (apt-get download) and an application linked with it
+	@$(TOP)/scripts/debian-libbpf.sh
+	@$(MAKE) --no-print-directory -s $(DEBIAN_LIBBPF)/libbpf-load
+
+$(DEBIAN_LIBBPF)/libbpf-load: $(TOP)/tests/abi/libbpf-load.c $(DEBIAN_LIBBPF)/version
+	@echo "  CC      $(@:$(TOP)/%=%)"
+	@$(CC) -O2 -g -Wall -Wextra -Werror -I$(DEBIAN_LIBBPF)/usr/include $< \
+		-L$(DEBIAN_LIBBPF)/usr/lib/$(MULTIARCH) -lbpf \
+		-Wl,-rpath,'$$ORIGIN/usr/lib/$(MULTIARCH)' -o $@
+
+test-vm-mainline: debian-kernel debian-libbpf bpftool test-build ## the tests of mainline's token ABI on Debian's 6.12 kernel; summary line
+	-@$(MAINLINE_SUITE)
+	-@$(MAINLINE_HOST)
+	@$(TOP)/scripts/tap-summary.sh $(MAINLINE_RESULTS)
 
 # check: the kernel and libbpf first (no test can run without them), then
 # each step below whatever the ones before it did; a build step that fails
 # is a failed test; the last line sums everything (scripts/tap-summary.sh).
 check: kernel libbpf ## build everything, run the host and VM tests; last line "N passed, N failed"
-	-@$(TOP)/scripts/build-steps.sh $(RESULTS)/build.tap build-bpftool $(TEST_BUILD_STEPS)
+	-@$(TOP)/scripts/build-steps.sh $(RESULTS)/build.tap build-bpftool $(TEST_BUILD_STEPS) debian-kernel debian-libbpf
 	-@$(TOP)/scripts/host-suite.sh $(RESULTS)/host.tap
-	-@VM_OUT=$(BUILD)/vm-out/check $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
-	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/build.tap $(RESULTS)/host.tap $(RESULTS)/vm
+	-@VM_OUT=$(BUILD)/vm-out/check VM_TESTS="$(VM_TESTS)" $(TOP)/scripts/vm-suite.sh $(RESULTS)/vm
+	-@$(MAINLINE_SUITE)
+	-@$(MAINLINE_HOST)
+	@$(TOP)/scripts/tap-summary.sh $(RESULTS)/build.tap $(RESULTS)/host.tap $(RESULTS)/vm $(MAINLINE_RESULTS)
 
 # The VM suite on a debug kernel: the same tree built into build/kobj-debug
 # from kernel/config + kernel/config-debug (KASAN, kmemleak, lockdep with
@@ -211,7 +256,8 @@ clean: ## remove the build products (keeps build/linux and kernel builds)
 		$(BUILD)/vm-out $(addprefix $(BUILD)/,$(TEST_SUBDIRS))
 
 distclean: clean ## clean, and the kernel builds (build/linux stays)
-	rm -rf $(KOBJ) $(DEBUG_KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256
+	rm -rf $(KOBJ) $(DEBUG_KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256 \
+		$(BUILD)/debian-kernel $(DEBIAN_LIBBPF)
 
 # The kernel's BPF selftests as the oracle, token parity, config matrix.
 include $(TOP)/tests/oracle/oracle.mk

@@ -7,7 +7,7 @@ pkgs=(
 	build-essential flex bison bc cpio rsync util-linux kmod git
 	libssl-dev libelf-dev zlib1g-dev libcap-dev libzstd-dev
 	clang llvm lld ccache libclang-rt-14-dev
-	qemu-system-x86
+	qemu-system-x86 busybox-static
 	bats bash-completion jq python3 python3-docutils
 	dwarves iproute2 systemd linux-config-6.1
 	xdp-tools libxdp1

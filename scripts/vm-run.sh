@@ -1,5 +1,6 @@
 #!/bin/bash
-# Boot build/kobj's bzImage under QEMU and run one command in it as root.
+# Boot build/kobj's bzImage (or KERNEL, with VM_INITRD) under QEMU and run
+# one command in it as root.
 #
 #   vm-run.sh [--timeout SECONDS] [--shell] [--out DIR] [--share DIR] -- CMD [ARG...]
 #
@@ -21,8 +22,12 @@
 # machines), VM_CPU (TCG CPU model, default max), VM_MEM (default 2G), VM_CPUS
 # (default 1), VM_APPEND (extra kernel arguments), VM_TSC_KHZ (the guest's
 # TSC rate, default the host's; 0: let the guest calibrate), KERNEL (default
-# build/kobj/arch/x86/boot/bzImage). Paths must not contain spaces (they go
-# on the kernel command line).
+# build/kobj/arch/x86/boot/bzImage), VM_INITRD (an initramfs for KERNEL,
+# QEMU's -initrd; default none: the patched kernel mounts the 9p root
+# itself; Debian's kernel, whose 9p is modules, boots with
+# build/debian-kernel/initrd.img, which mounts the root the same way and
+# runs the same init: scripts/debian-kernel.sh). Paths must not contain
+# spaces (they go on the kernel command line).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -41,6 +46,7 @@ done
 
 KERNEL=${KERNEL:-$KOBJ/arch/x86/boot/bzImage}
 [[ -f $KERNEL ]] || die "no kernel at $KERNEL: run 'make kernel'"
+[[ -z ${VM_INITRD:-} || -f $VM_INITRD ]] || die "no initramfs at $VM_INITRD (VM_INITRD)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 
 # Per-run exchange directory, mounted in the guest at /run/vm-out.
@@ -86,7 +92,8 @@ accel=(-accel tcg -cpu "${VM_CPU:-max}")
 [[ ${VM_KVM:-0} == 1 ]] && accel=(-accel kvm -cpu host)
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${VM_MEM:-2G}" -smp "${VM_CPUS:-1}"
-	-kernel "$KERNEL" -append "$append" -no-reboot -display none -vga none -nic none
+	-kernel "$KERNEL" ${VM_INITRD:+-initrd "$VM_INITRD"} -append "$append"
+	-no-reboot -display none -vga none -nic none
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap,readonly=on"
 	-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap")
 [[ -z $share ]] ||

@@ -18,8 +18,11 @@
 # debug kernel's reports; one more failure when the VM failed without a
 # failing test) and queue.tap (a failure for each file no VM ran).
 #
-# Environment: KERNEL (default build/kobj's bzImage), VM_TESTS, VM_SHARDS,
-# VM_TIMEOUT (seconds per VM, default 1800), VM_PRE / VM_POST (bats files
+# Environment: KERNEL (default build/kobj's bzImage) and VM_INITRD (its
+# initramfs, default none), which scripts/vm-run.sh takes from the
+# environment as they are (Debian's kernel: `make test-vm-mainline`),
+# VM_TESTS, VM_SHARDS, VM_TIMEOUT (seconds per VM, default 1800),
+# VM_PRE / VM_POST (bats files
 # every VM runs before / after its share of the queue), VM_ENV (more
 # VAR=value words for the tests' environment), VM_OUT (the VMs' exchange
 # directories, default build/vm-out/suite), VM_DURATIONS, VM_LIST (1: print

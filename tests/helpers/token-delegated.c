@@ -3,13 +3,22 @@
  * delegated BPF FS mounted at BPFFS, with mainline's BPF_TOKEN_CREATE
  * ({ flags = 0, bpffs_fd }), then create one map of each MAP_TYPE (a number
  * of enum bpf_map_type) through it with BPF_F_TOKEN_FD, at mainline's attr
- * offsets. Raw bpf(2): neither the project's libbpf nor its UAPI, whose
- * token attrs are v3's, is used.
+ * offsets. Raw bpf(2) with the layout defined here: the same binary runs
+ * on a mainline kernel and on this project's.
  *
  * Prints "token: ok" or "token: ERRNO_NAME", then per map type "map N: ok"
  * or "map N: ERRNO_NAME". Exit status 0 if the token was made, 1 if not, 2
  * on bad usage. Run it in the user namespace that owns the mount, with
  * CAP_BPF there (e.g. under nsenter -U).
+ *
+ * token-delegated --reopen BPFFS [MAP_TYPE...]: the same, with the token's
+ * fd reopened through /proc/self/fd/N (open(2), O_RDWR) and the new fd as
+ * map_token_fd; "reopen: ok" or "reopen: ERRNO_NAME" follows the token's
+ * line (exit status 1 if the reopen failed). On mainline a token file has
+ * no open operation: the reopened file carries no token, and
+ * BPF_MAP_CREATE with it oopses Linux 6.12 in bpf_token_get_from_fd
+ * (tests/vm-mainline-host/token-reopen-oops.bats). Every line is written
+ * out before the next system call.
  */
 
 #define _GNU_SOURCE
@@ -79,10 +88,18 @@ int main(int argc, char **argv)
 {
 	struct token_create_attr tattr;
 	struct map_create_attr mattr;
-	int fs_fd, token_fd, map_fd, i;
+	const char *prog = argv[0];
+	int fs_fd, token_fd, map_fd, i, reopen = 0;
+	char path[64];
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "--reopen")) {
+		reopen = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s BPFFS [MAP_TYPE...]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--reopen] BPFFS [MAP_TYPE...]\n", prog);
 		return 2;
 	}
 	fs_fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -99,6 +116,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("token: ok\n");
+	if (reopen) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", token_fd);
+		token_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (token_fd < 0) {
+			printf("reopen: %s\n", errname(errno));
+			return 1;
+		}
+		printf("reopen: ok\n");
+	}
 
 	for (i = 2; i < argc; i++) {
 		memset(&mattr, 0, sizeof(mattr));

@@ -59,16 +59,21 @@ setup() {
 	done
 }
 
-@test "make check: the build steps, the host suite, the VM suite, then the summary, each run whatever the others did" {
+@test "make check: the build steps, the host suite, the VM suites, then the summary, each run whatever the others did" {
 	run make -n -s -C "$TOP" --no-print-directory -o kernel -o libbpf check
 	echo "$output"
 	[[ $status == 0 ]]
-	[[ ${lines[0]} == */scripts/build-steps.sh\ */build.tap\ build-bpftool\ build-helpers\ * ]]
+	[[ ${lines[0]} == */scripts/build-steps.sh\ */build.tap\ build-bpftool\ build-helpers\ *\ debian-kernel\ debian-libbpf ]]
 	[[ ${lines[1]} == */scripts/host-suite.sh\ */host.tap ]]
-	[[ ${lines[2]} == *VM_OUT=*\ */scripts/vm-suite.sh\ */vm ]]
-	[[ ${lines[3]} == */scripts/tap-summary.sh\ */build.tap\ */host.tap\ */vm ]]
-	# make goes on after a failing step: the first three are ignore-error lines
-	[[ $(sed -n '/^check:/,/^$/p' "$TOP/Makefile" | grep -c '^	-@') == 3 ]]
+	[[ ${lines[2]} == VM_OUT=*\ VM_TESTS=\"tests/vm\ tests/abi\"\ */scripts/vm-suite.sh\ */vm ]]
+	# Debian's mainline kernel: its VM suite, then its host-run file
+	[[ ${lines[3]} == KERNEL=*/debian-kernel/vmlinuz\ VM_INITRD=*/debian-kernel/initrd.img\ *VM_TESTS=\"tests/vm-mainline\ tests/abi\"\ *\ */scripts/vm-suite.sh\ */vm-mainline ]]
+	[[ ${lines[4]} == KERNEL=*/debian-kernel/vmlinuz\ VM_INITRD=*\ HOST_TESTS=tests/vm-mainline-host\ */scripts/host-suite.sh\ */vm-mainline/host.tap ]]
+	[[ ${lines[5]} == */scripts/tap-summary.sh\ */build.tap\ */host.tap\ */vm\ */vm-mainline ]]
+	[[ ${#lines[@]} == 6 ]]
+	# make goes on after a failing step: all but the summary are
+	# ignore-error lines
+	[[ $(sed -n '/^check:/,/^$/p' "$TOP/Makefile" | grep -c '^	-@') == 5 ]]
 }
 
 @test ".ci/run sums both passes; a pass without a summary line is a failure" {
@@ -139,7 +144,7 @@ setup() {
 	local f hint listed first second
 	for hint in tests/vm/durations tests/vm-debug/durations; do
 		# "SECONDS FILE" lines and comments only, LF line ends
-		run grep -nvE '^(#.*|[0-9]+ tests/vm/[a-z0-9-]+\.bats)$' "$TOP/$hint"
+		run grep -nvE '^(#.*|[0-9]+ tests/(vm|abi)/[a-z0-9-]+\.bats)$' "$TOP/$hint"
 		[[ $status == 1 ]] || { echo "$hint: malformed lines: $output"; false; }
 		listed=$(awk '!/^#/ { print $2 }' "$TOP/$hint" | sort)
 		for f in "$TOP"/tests/vm/*.bats; do
@@ -149,7 +154,9 @@ setup() {
 			[[ -f $TOP/$f ]] || { echo "$hint lists $f, which does not exist"; false; }
 		done
 		# the queue follows the hint: its order is the hint's, by seconds
-		run env VM_LIST=1 VM_DURATIONS="$TOP/$hint" "$TOP/scripts/vm-suite.sh" "$T/res"
+		run env VM_LIST=1 VM_DURATIONS="$TOP/$hint" \
+			VM_TESTS="$(awk '!/^#/ { sub("/[^/]*$", "", $2); print $2 }' "$TOP/$hint" | sort -u | xargs)" \
+			"$TOP/scripts/vm-suite.sh" "$T/res"
 		[[ $status == 0 ]]
 		[[ $output == "$(awk '!/^#/' "$TOP/$hint" | sort -k1,1nr -k2,2 | cut -d' ' -f2)" ]]
 		[[ ! -e $T/res ]]

@@ -1,0 +1,1 @@
+../host/bpftool-delegate.bats
