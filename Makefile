@@ -202,15 +202,16 @@ check-debug: tree libbpf ## the debug kernel and the whole VM suite on it; summa
 	@$(TOP)/scripts/tap-summary.sh $(DEBUG_RESULTS)/build.tap $(DEBUG_RESULTS)/vm
 
 # The VM files that drive the kernel's token code itself (its selftests,
-# races, fault injection, fuzzing, user namespaces, what a token grants,
-# attach scope, LSM and audit): what CI runs on the debug kernel.
+# the LSM hooks and audit among them, races, fault injection, fuzzing, user
+# namespaces, what a token grants, attach scope, a delegated token's
+# reopen): what CI runs on the debug kernel.
 # container.bats (ip, tc and bpftool in a container; over 3 minutes there)
 # is left to `make check-debug`: the kernel paths it reaches, a BPF FS and
 # tokens bound to a user namespace, are token-userns.bats' and the
 # selftests'.
 KERNEL_VM_TESTS ?= $(patsubst $(TOP)/%,%,$(sort $(wildcard $(addprefix $(TOP)/tests/vm/, \
 	smoke.bats token-selftests.bats stress.bats fault-inject.bats fuzz-syscall.bats \
-	token-userns.bats token-grants.bats attach*.bats lsm*.bats audit*.bats))))
+	token-userns.bats token-grants.bats token-reopen.bats attach*.bats))))
 check-debug-kernel: ## check-debug on KERNEL_VM_TESTS only (CI's debug pass)
 	@$(MAKE) --no-print-directory check-debug DEBUG_VM_TESTS="$(KERNEL_VM_TESTS)"
 
@@ -249,15 +250,15 @@ vm-shell: kernel bpftool ## an interactive root shell in the VM
 	@$(TOP)/scripts/vm-run.sh --shell
 
 # clean keeps the tree (and its commits) and the ccache; distclean removes
-# all of build/ except build/linux, which may hold unexported work.
+# all of build/ except build/linux, which may hold unexported work (the
+# series check's worktree goes too: git forgets it at its next prune).
 clean: ## remove the build products (keeps build/linux and kernel builds)
 	rm -rf $(BUILD)/libbpf $(BUILD)/bpftool $(BUILD)/bpftool-src \
 		$(BUILD)/bpftool-stage $(BUILD)/tests $(BUILD)/test-results \
 		$(BUILD)/vm-out $(addprefix $(BUILD)/,$(TEST_SUBDIRS))
 
-distclean: clean ## clean, and the kernel builds (build/linux stays)
-	rm -rf $(KOBJ) $(DEBUG_KOBJ) $(BUILD)/tree.stamp $(BUILD)/tarball.sha256 \
-		$(BUILD)/debian-kernel $(DEBIAN_LIBBPF)
+distclean: clean ## all of build/ but build/linux (kernel builds, Debian's kernel and libbpf)
+	find $(BUILD) -mindepth 1 -maxdepth 1 ! -name linux -exec rm -rf {} +
 
 # The kernel's BPF selftests as the oracle, token parity, config matrix.
 include $(TOP)/tests/oracle/oracle.mk

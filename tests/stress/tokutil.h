@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Raw bpf(2) helpers shared by the token stress, fault-injection and fuzz
  * programs (tests/stress, tests/fuzz). No libbpf: the programs control every
- * attribute byte, and the layouts of BPF_TOKEN_CREATE's attr and of struct
- * bpf_token_info are spelled out here as the project's contract gives them,
- * so that the tests do not silently follow a header that drifted.
+ * attribute byte, and the layouts of BPF_TOKEN_CREATE's attr (up to
+ * userns_fd) and of struct bpf_token_info (up to depth) are spelled out
+ * here, as SPEC.md defines them, so that the tests do not silently follow a
+ * header that drifted.
  */
 #ifndef TOKUTIL_H
 #define TOKUTIL_H
