@@ -105,7 +105,7 @@ build-bpftool:
 build-helpers: $(HELPERS)
 	@:
 
-$(TEST_BIN)/%: $(TOP)/tests/helpers/%.c $(LIBBPF_A)
+$(TEST_BIN)/%: $(TOP)/tests/helpers/%.c $(wildcard $(TOP)/tests/helpers/*.h) $(LIBBPF_A)
 	@mkdir -p $(TEST_BIN)
 	@echo "  CC      $(@:$(TOP)/%=%)"
 	@$(CC) $(TEST_CFLAGS) $< $(TEST_LDLIBS) -o $@
@@ -157,9 +157,9 @@ debian-libbpf: ## build/debian-libbpf: Debian's libbpf 1.4 (apt-get download) an
 	@$(TOP)/scripts/debian-libbpf.sh
 	@$(MAKE) --no-print-directory -s $(DEBIAN_LIBBPF)/libbpf-load
 
-$(DEBIAN_LIBBPF)/libbpf-load: $(TOP)/tests/abi/libbpf-load.c $(DEBIAN_LIBBPF)/version
+$(DEBIAN_LIBBPF)/libbpf-load: $(TOP)/tests/abi/libbpf-load.c $(TOP)/tests/helpers/mainline_abi.h $(DEBIAN_LIBBPF)/version
 	@echo "  CC      $(@:$(TOP)/%=%)"
-	@$(CC) -O2 -g -Wall -Wextra -Werror -I$(DEBIAN_LIBBPF)/usr/include $< \
+	@$(CC) -O2 -g -Wall -Wextra -Werror -I$(DEBIAN_LIBBPF)/usr/include -I$(TOP)/tests/helpers $< \
 		-L$(DEBIAN_LIBBPF)/usr/lib/$(MULTIARCH) -lbpf \
 		-Wl,-rpath,'$$ORIGIN/usr/lib/$(MULTIARCH)' -o $@
 

@@ -21,17 +21,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-static const char *errname(int err)
-{
-	switch (err) {
-	case EPERM:	return "EPERM";
-	case EACCES:	return "EACCES";
-	case EINVAL:	return "EINVAL";
-	case ENOENT:	return "ENOENT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default:	return strerror(err);
-	}
-}
+#include "mainline_abi.h"
 
 /* Whether one of this process's fds is a BPF token (mainline's fdinfo) */
 static int holds_token(void)

@@ -45,6 +45,8 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include "mainline_abi.h"
+
 #ifndef __NR_fsopen
 #define __NR_fsopen		430
 #endif
@@ -65,12 +67,6 @@
 #define BPF_FS_MAGIC_NUMBER	0xcafe4a11
 #define NOBODY			65534
 
-#define CMD_MAP_CREATE		0
-#define CMD_PROG_LOAD		5
-#define CMD_OBJ_GET_INFO_BY_FD	15
-#define CMD_BTF_LOAD		18
-#define CMD_TOKEN_CREATE	36
-#define F_TOKEN_FD		(1U << 16)
 
 #define MAP_HASH		1
 #define MAP_ARRAY		2
@@ -82,32 +78,6 @@
 #define CAP_SYS_ADMIN_BIT	21
 #define CAP_BPF_BIT		39
 #define CAP_VERSION_3		0x20080522
-
-/* mainline's token_create */
-struct token_create_attr {
-	uint32_t flags;
-	uint32_t bpffs_fd;
-};
-
-/* mainline's map_create, up to map_token_fd */
-struct map_create_attr {
-	uint32_t map_type;
-	uint32_t key_size;
-	uint32_t value_size;
-	uint32_t max_entries;
-	uint32_t map_flags;
-	uint32_t inner_map_fd;
-	uint32_t numa_node;
-	char map_name[16];
-	uint32_t map_ifindex;
-	uint32_t btf_fd;
-	uint32_t btf_key_type_id;
-	uint32_t btf_value_type_id;
-	uint32_t btf_vmlinux_value_type_id;
-	uint64_t map_extra;
-	int32_t value_type_btf_obj_fd;
-	int32_t map_token_fd;
-};
 
 /* mainline's prog_load, up to prog_token_fd */
 struct prog_load_attr {
@@ -159,8 +129,6 @@ struct info_attr {
 	uint64_t info;
 };
 
-_Static_assert(offsetof(struct map_create_attr, map_token_fd) == 76,
-	       "map_token_fd is at mainline's offset");
 _Static_assert(offsetof(struct prog_load_attr, prog_token_fd) == 144,
 	       "prog_token_fd is at mainline's offset");
 _Static_assert(offsetof(struct btf_load_attr, btf_token_fd) == 36,
@@ -203,38 +171,6 @@ static const struct {
 
 static pid_t main_pid;
 static int sysctl_restore;
-
-static long sys_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
-
-static const char *errname(int err)
-{
-	static char buf[32];
-
-	switch (err) {
-	case EPERM:	return "EPERM";
-	case ENOENT:	return "ENOENT";
-	case ESRCH:	return "ESRCH";
-	case EBADF:	return "EBADF";
-	case ENOMEM:	return "ENOMEM";
-	case EACCES:	return "EACCES";
-	case EFAULT:	return "EFAULT";
-	case EBUSY:	return "EBUSY";
-	case EEXIST:	return "EEXIST";
-	case EXDEV:	return "EXDEV";
-	case ENOTDIR:	return "ENOTDIR";
-	case EINVAL:	return "EINVAL";
-	case ENOSPC:	return "ENOSPC";
-	case E2BIG:	return "E2BIG";
-	case ENOSYS:	return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default:
-		snprintf(buf, sizeof(buf), "errno %d", err);
-		return buf;
-	}
-}
 
 /* "NAME: VALUE", written out at once */
 static void __attribute__((format(printf, 2, 3)))

@@ -32,57 +32,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#define CMD_MAP_CREATE		0
-#define CMD_TOKEN_CREATE	36
-#define F_TOKEN_FD		(1U << 16)
-
-/* mainline's token_create */
-struct token_create_attr {
-	uint32_t flags;
-	uint32_t bpffs_fd;
-};
-
-/* mainline's map_create, up to map_token_fd */
-struct map_create_attr {
-	uint32_t map_type;
-	uint32_t key_size;
-	uint32_t value_size;
-	uint32_t max_entries;
-	uint32_t map_flags;
-	uint32_t inner_map_fd;
-	uint32_t numa_node;
-	char map_name[16];
-	uint32_t map_ifindex;
-	uint32_t btf_fd;
-	uint32_t btf_key_type_id;
-	uint32_t btf_value_type_id;
-	uint32_t btf_vmlinux_value_type_id;
-	uint64_t map_extra;
-	int32_t value_type_btf_obj_fd;
-	int32_t map_token_fd;
-};
-
-_Static_assert(offsetof(struct map_create_attr, map_token_fd) == 76,
-	       "map_token_fd is at mainline's offset");
-
-static long sys_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
-
-static const char *errname(int err)
-{
-	switch (err) {
-	case EPERM:	return "EPERM";
-	case EACCES:	return "EACCES";
-	case EINVAL:	return "EINVAL";
-	case ENOENT:	return "ENOENT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EBADF:	return "EBADF";
-	case E2BIG:	return "E2BIG";
-	default:	return strerror(err);
-	}
-}
+#include "mainline_abi.h"
 
 int main(int argc, char **argv)
 {
