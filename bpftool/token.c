@@ -187,20 +187,16 @@ static void add_line(const char *line, void *ctx)
 static int print_needs_format(const struct token_needs *n,
 			      enum token_format fmt)
 {
-	/* Linux 6.9 and later, which the other tools configure, check the
-	 * expected attach type of every program
-	 */
-	__u64 sets[__TOKEN_SET_MAX] = {
-		[TOKEN_SET_CMDS]	= n->sets[TOKEN_SET_CMDS],
-		[TOKEN_SET_MAPS]	= n->sets[TOKEN_SET_MAPS],
-		[TOKEN_SET_PROGS]	= n->sets[TOKEN_SET_PROGS],
-		[TOKEN_SET_ATTACH]	= n->all_attachs,
-	};
+	__u64 sets[__TOKEN_SET_MAX];
 	struct lines l = {};
 	enum token_set bad;
 	size_t i;
 	int err;
 
+	/* the other tools configure Linux 6.9 and later, whose loader is
+	 * libbpf 1.4 or later
+	 */
+	token_needs_mainline_sets(n, sets);
 	err = token_format_lines(fmt, sets, add_line, &l, &bad);
 	if (err == -ENOENT)
 		p_err("%s has a %s without a name, which %s can't be told",

@@ -658,12 +658,17 @@ static int parse_delegate_args(int argc, char **argv, struct delegate_args *a)
 	if (token_needs_add_tracing(&a->needs, a->sets[TOKEN_SET_PROGS] |
 				    a->needs.sets[TOKEN_SET_PROGS]))
 		return -1;
-	for (n = 0; n < __TOKEN_SET_MAX; n++)
-		a->sets[n] |= a->needs.sets[n];
-	/* a delegated token's kernel checks the expected attach type of
-	 * every program type
-	 */
-	a->sets[TOKEN_SET_ATTACH] |= a->needs.all_attachs;
+	if (a->has_objects) {
+		__u64 sets[__TOKEN_SET_MAX];
+
+		/* what the objects need through a delegated token, whose
+		 * kernel checks the expected attach type of every program
+		 * type, with what libbpf loads through the token first
+		 */
+		token_needs_mainline_sets(&a->needs, sets);
+		for (n = 0; n < __TOKEN_SET_MAX; n++)
+			a->sets[n] |= sets[n];
+	}
 	return 0;
 }
 

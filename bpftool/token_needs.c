@@ -848,6 +848,48 @@ int token_needs_add_tracing(struct token_needs *n, __u64 progs)
 	return 0;
 }
 
+/* The helpers that libbpf 1.4 replaces with the older bpf_probe_read() and
+ * bpf_probe_read_str() when its probe of bpf_probe_read_kernel() fails
+ */
+#define PROBE_READ_HELPERS						\
+	(kmem_helper_bit(BPF_FUNC_probe_read_kernel) |			\
+	 kmem_helper_bit(BPF_FUNC_probe_read_user) |			\
+	 kmem_helper_bit(BPF_FUNC_probe_read_kernel_str) |		\
+	 kmem_helper_bit(BPF_FUNC_probe_read_user_str))
+
+void token_needs_mainline_sets(const struct token_needs *n,
+			       __u64 sets[__TOKEN_SET_MAX])
+{
+	size_t i;
+
+	memcpy(sets, n->sets, sizeof(n->sets));
+	/* a token of mainline checks the expected attach type of every
+	 * program type
+	 */
+	sets[TOKEN_SET_ATTACH] = n->all_attachs;
+
+	/* libbpf 1.4 and later (bpf_object__probe_loading()) first loads a
+	 * socket filter through the token, even for an object without
+	 * programs, and gives up when it is refused (a tracepoint program is
+	 * its fallback): prog_load, socket_filter and its expected attach
+	 * type 0, cgroup_inet_ingress. The same socket filter (with an array
+	 * map, which an object with global variables needs anyway) is its
+	 * probe of global variables, whose failure leaves .rodata, .data and
+	 * .bss uncreated. Its other probes may fail without harm, but for
+	 * one: bpf_probe_read_kernel()'s, a tracepoint program; when it is
+	 * refused, libbpf calls bpf_probe_read() instead, which only tracing
+	 * programs have. (Its probe of expected_attach_type, a cgroup_sock
+	 * program, may fail: libbpf 1.4 loads every program with its expected
+	 * attach type all the same.)
+	 */
+	sets[TOKEN_SET_CMDS] |= 1ULL << BPF_PROG_LOAD;
+	sets[TOKEN_SET_PROGS] |= 1ULL << BPF_PROG_TYPE_SOCKET_FILTER;
+	sets[TOKEN_SET_ATTACH] |= 1ULL << BPF_CGROUP_INET_INGRESS;
+	for (i = 0; i < n->kmem_cnt; i++)
+		if (n->kmem[i].helpers & PROBE_READ_HELPERS)
+			sets[TOKEN_SET_PROGS] |= 1ULL << BPF_PROG_TYPE_TRACEPOINT;
+}
+
 /* Add @file to the object files of @n */
 static int add_file_name(struct token_needs *n, const char *file)
 {

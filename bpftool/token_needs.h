@@ -88,6 +88,18 @@ int token_needs_add_file(struct token_needs *n, const char *file);
  */
 int token_needs_add_tracing(struct token_needs *n, __u64 progs);
 
+/* Once token_needs_add_tracing() is done: in @sets (indexed by enum
+ * token_set), what a token of a delegated BPF FS (Linux 6.9 and later, and
+ * this kernel's) must allow for the objects of @n to load with the loader of
+ * those tokens, libbpf 1.4 or later: @n's sets, the expected attach type of
+ * every program, and what libbpf's probes through the token need (a socket
+ * filter; a tracepoint program where a non-tracing program calls
+ * bpf_probe_read_kernel() and co). This project's libbpf probes nothing
+ * through a token that the token does not allow.
+ */
+void token_needs_mainline_sets(const struct token_needs *n,
+			       __u64 sets[__TOKEN_SET_MAX]);
+
 /* Compare what @obj (opened from @file, not loaded, as it is set up now) or a
  * map of @type needs with what the token at @path, open as @token_fd, allows:
  * for programs that read kernel memory, a tracing program type. If it

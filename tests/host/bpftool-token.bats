@@ -669,7 +669,8 @@ CGROUP_HINT=$'\tcgroup: needed to attach (create the token with "cgroup CGROUP")
 	# and the same object in the other tools' syntax
 	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_read_kernel.bpf.o" format mount
 	[[ $status == 0 && -z $stderr ]]
-	[[ $output == "delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array,delegate_progs=tracepoint:xdp,delegate_attachs=xdp" ]]
+	# (with libbpf 1.4's socket filter, and its attach type 0)
+	[[ $output == "delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array,delegate_progs=socket_filter:tracepoint:xdp,delegate_attachs=cgroup_inet_ingress:xdp" ]]
 	# objects without such calls: no tracing type, no hint (xdp_token
 	# calls bpf_jiffies64(), which CAP_BPF allows)
 	run --separate-stderr "$BPFTOOL" token needs "$progs/xdp_token.bpf.o"
@@ -748,6 +749,16 @@ kmem_hint() {
 		kmem_hint xdp_direct "bpf_trace_printk(), bpf_get_current_task()" kprobe
 		kmem_hint tc_sub "bpf_probe_read_kernel()" kprobe
 		kmem_hint skb_cb "bpf_trace_printk()" kprobe) <(echo "$output")
+	# the formats' loader, libbpf 1.4, probes bpf_probe_read_kernel() with
+	# a tracepoint program and has tc_sub call bpf_probe_read() instead
+	# when the token refuses it, which a tc program does not have: there,
+	# tracepoint as well; not for the kprobe alone
+	run --separate-stderr "$BPFTOOL" token needs "$OBJ_KMEM" "$kp" format mount
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == *,delegate_progs=socket_filter:kprobe:sched_cls:tracepoint:xdp:cgroup_skb,* ]]
+	run --separate-stderr "$BPFTOOL" token needs "$kp" format mount
+	[[ $status == 0 && -z $stderr ]]
+	[[ $output == delegate_cmds=prog_load,delegate_progs=socket_filter:kprobe,delegate_attachs=cgroup_inet_ingress ]]
 	# and with mix.bpf.o (a kprobe and a tracepoint): both named
 	run --separate-stderr "$BPFTOOL" -j token needs "$OBJ_MIX" "$OBJ_KMEM"
 	[[ $(jq -c '[.allowed_progs, (.reads_kernel_memory | length)]' <<<"$output") == \
@@ -900,28 +911,29 @@ needs_format() {
 	local obj=$BUILD/progs/kprobe_ringbuf.bpf.o
 	[[ -f $obj ]] || { echo "no $obj: build the tests (make test-build)"; false; }
 	# a kprobe: no attach type here, but the kernels these tools
-	# configure check the expected attach type (0) of every program
+	# configure check the expected attach type (0) of every program; and
+	# their loader, libbpf 1.4, loads a socket filter first
 	needs_format "$obj" mount <<-'EOF'
-	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=hash:array:ringbuf,delegate_progs=kprobe,delegate_attachs=cgroup_inet_ingress
+	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=hash:array:ringbuf,delegate_progs=socket_filter:kprobe,delegate_attachs=cgroup_inet_ingress
 	EOF
 	needs_format "$obj" incus <<-'EOF'
 	security.bpffs.delegate_cmds=map_create,prog_load,btf_load
 	security.bpffs.delegate_maps=hash,array,ringbuf
-	security.bpffs.delegate_progs=kprobe
+	security.bpffs.delegate_progs=socket_filter,kprobe
 	security.bpffs.delegate_attachs=cgroup_inet_ingress
 	EOF
 	needs_format "$obj" lxd <<-'EOF'
 	security.delegate_bpf=true
 	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
 	security.delegate_bpf.map_types=hash:array:ringbuf
-	security.delegate_bpf.prog_types=kprobe
+	security.delegate_bpf.prog_types=socket_filter:kprobe
 	security.delegate_bpf.attach_types=cgroup_inet_ingress
 	EOF
 	needs_format "$obj" systemd <<-'EOF'
 	PrivateBPF=yes
 	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
 	BPFDelegateMaps=BPFMapTypeHash,BPFMapTypeArray,BPFMapTypeRingbuf
-	BPFDelegatePrograms=BPFProgTypeKprobe
+	BPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeKprobe
 	BPFDelegateAttachments=BPFCgroupInetIngress
 	EOF
 }
@@ -932,38 +944,39 @@ needs_format() {
 	obj=/usr/lib/$multiarch/bpf/xdpdump_bpf.o
 	[[ -f $obj ]] || { echo "no $obj: install xdp-tools (make deps)"; false; }
 	needs_format "$obj" mount <<-'EOF'
-	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array:perf_event_array,delegate_progs=tracing,delegate_attachs=trace_fentry:trace_fexit
+	delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array:perf_event_array,delegate_progs=socket_filter:tracing,delegate_attachs=cgroup_inet_ingress:trace_fentry:trace_fexit
 	EOF
 	needs_format "$obj" incus <<-'EOF'
 	security.bpffs.delegate_cmds=map_create,prog_load,btf_load
 	security.bpffs.delegate_maps=array,perf_event_array
-	security.bpffs.delegate_progs=tracing
-	security.bpffs.delegate_attachs=trace_fentry,trace_fexit
+	security.bpffs.delegate_progs=socket_filter,tracing
+	security.bpffs.delegate_attachs=cgroup_inet_ingress,trace_fentry,trace_fexit
 	EOF
 	needs_format "$obj" lxd <<-'EOF'
 	security.delegate_bpf=true
 	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
 	security.delegate_bpf.map_types=array:perf_event_array
-	security.delegate_bpf.prog_types=tracing
-	security.delegate_bpf.attach_types=trace_fentry:trace_fexit
+	security.delegate_bpf.prog_types=socket_filter:tracing
+	security.delegate_bpf.attach_types=cgroup_inet_ingress:trace_fentry:trace_fexit
 	EOF
 	needs_format "$obj" systemd <<-'EOF'
 	PrivateBPF=yes
 	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
 	BPFDelegateMaps=BPFMapTypeArray,BPFMapTypePerfEventArray
-	BPFDelegatePrograms=BPFProgTypeTracing
-	BPFDelegateAttachments=BPFTraceFentry,BPFTraceFexit
+	BPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeTracing
+	BPFDelegateAttachments=BPFCgroupInetIngress,BPFTraceFentry,BPFTraceFexit
 	EOF
 }
 
 @test "token needs ... format: several objects merged; systemd names are the enum names in camel case" {
 	# mix.bpf.o and ext.bpf.o: every attach type (0 for the kprobe,
-	# tracepoint and extension), the sets merged
+	# tracepoint and extension), the sets merged, with libbpf 1.4's
+	# socket filter
 	needs_format "$OBJ_MIX" systemd <<-'EOF'
 	PrivateBPF=yes
 	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
 	BPFDelegateMaps=BPFMapTypeHash,BPFMapTypeArray,BPFMapTypePercpuHash,BPFMapTypeArrayOfMaps,BPFMapTypeRingbuf
-	BPFDelegatePrograms=BPFProgTypeKprobe,BPFProgTypeTracepoint,BPFProgTypeCgroupSkb
+	BPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeKprobe,BPFProgTypeTracepoint,BPFProgTypeCgroupSkb
 	BPFDelegateAttachments=BPFCgroupInetIngress,BPFCgroupInetEgress
 	EOF
 	run --separate-stderr "$BPFTOOL" token needs "$OBJ_NOBTF" "$OBJ_EXT" format mount
@@ -978,14 +991,14 @@ needs_format() {
 	PrivateBPF=yes
 	BPFDelegateCommands=BPFMapCreate,BPFProgLoad,BPFBtfLoad
 	BPFDelegateMaps=BPFMapTypeLpmTrie
-	BPFDelegatePrograms=BPFProgTypeCgroupSockAddr,BPFProgTypeLwtSeg6local
+	BPFDelegatePrograms=BPFProgTypeSocketFilter,BPFProgTypeCgroupSockAddr,BPFProgTypeLwtSeg6local
 	BPFDelegateAttachments=BPFCgroupInetIngress,BPFCgroupInet4Connect
 	EOF
 	needs_format "$OBJ_NAMES" lxd <<-'EOF'
 	security.delegate_bpf=true
 	security.delegate_bpf.cmd_types=map_create:prog_load:btf_load
 	security.delegate_bpf.map_types=lpm_trie
-	security.delegate_bpf.prog_types=cgroup_sock_addr:lwt_seg6local
+	security.delegate_bpf.prog_types=socket_filter:cgroup_sock_addr:lwt_seg6local
 	security.delegate_bpf.attach_types=cgroup_inet_ingress:cgroup_inet4_connect
 	EOF
 	# while this kernel needs cgroup_inet4_connect only

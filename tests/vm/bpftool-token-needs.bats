@@ -153,7 +153,7 @@ teardown() {
 	run --separate-stderr "$BPFTOOL" token needs "$DEBIAN_BPF/xdpfilt_alw_ip.o" format mount
 	show_run
 	[[ $status == 0 ]]
-	[[ $output == "delegate_cmds=map_create:prog_load:btf_load,delegate_maps=percpu_hash:percpu_array,delegate_progs=xdp,delegate_attachs=xdp" ]]
+	[[ $output == "delegate_cmds=map_create:prog_load:btf_load,delegate_maps=percpu_hash:percpu_array,delegate_progs=socket_filter:xdp,delegate_attachs=cgroup_inet_ingress:xdp" ]]
 	[[ $stderr == "Note: the mount format has no relaxed verifier, which program 'xdpfilt_alw_ip' ($ip_why) needs: the loader needs CAP_PERFMON, or the token a tracing program type, instead" ]]
 	# the trial left nothing: no program, no map, no pin (xdp-filter pins
 	# its statistics map by name, in /sys/fs/bpf)
