@@ -3,7 +3,7 @@
 # its installation (make install, oci/Makefile), the hooks.d file that
 # selects it, every refusal that comes before it touches anything (one
 # "Error: bpf-token hook: ..." line, exit status 1), the host's policy as
-# far as the annotations go, and the unit tests of its parsers, its policy
+# far as the annotations go (the sets, the mode, the cgroup scope), and the unit tests of its parsers, its policy
 # decisions, the bounded parse of the objects, the paths in the container,
 # the pinned process, the cgroup scope, its records and teardown, and of
 # createRuntime and poststop with fake containers and a stand-in for
@@ -221,6 +221,33 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 	cp "$TOP/Documentation/examples/oci-policy" "$BPF_TOKEN_OCI_POLICY"
 	chmod 0644 "$BPF_TOKEN_OCI_POLICY"
 	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o
+}
+
+@test "oci hook: the mode and the cgroup scope: bad values, a mode the policy refuses, a pinned token's path without the pinned mode" {
+	refused 'org.bpf-token.mode: "Pinned": "delegated" or "pinned" expected' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.mode=Pinned
+	refused 'org.bpf-token.cgroup-scope: "none": "required" or "optional" expected' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.cgroup-scope=none
+	# the delegated BPF FS is at libbpf's path: a token path asks for the
+	# pinned mode
+	refused 'org.bpf-token.path is for a pinned token (org.bpf-token.mode=pinned)' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.path=/sys/fs/bpf/token
+	echo 'mode delegated' >"$BPF_TOKEN_OCI_POLICY"
+	refused 'policy refuses org.bpf-token.mode pinned (mode delegated)' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.mode=pinned
+	echo 'mode pinned' >"$BPF_TOKEN_OCI_POLICY"
+	refused 'policy refuses org.bpf-token.mode delegated (mode pinned)' createRuntime \
+		org.bpf-token.objects=/a.bpf.o org.bpf-token.mode=delegated
+	echo 'cgroup-scope no' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY:1: cgroup-scope no: required or annotation or optional expected" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	# the controls: each mode, and the path with the pinned mode, go on to
+	# the container (here: none)
+	printf 'mode any\ncgroup-scope annotation\n' >"$BPF_TOKEN_OCI_POLICY"
+	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o \
+		org.bpf-token.mode=pinned org.bpf-token.path=/sys/fs/bpf/token
+	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o \
+		org.bpf-token.mode=delegated org.bpf-token.cgroup-scope=optional
 }
 
 @test "oci hook: unit tests of its parsers, policy, bounded parse, paths, pidfd, cgroup scope, records, teardown, create and poststop" {

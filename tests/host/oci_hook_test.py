@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the bpf-token OCI hook (oci/oci-hook), loaded as a module:
 its parsers (the container's state, the annotations, the sets' words, the
-policy file, bpftool's needs), the policy's decisions, the bounded and
+policy file, bpftool's needs, in its own form and in the mount format), the
+policy's decisions (the sets, the mode, delegated or pinned, and the cgroup
+scope's opt-out, which only the policy grants), the bounded and
 unprivileged parse of the objects (with stand-ins for bpftool that hang,
 crash, eat memory or CPU, flood their output), the paths in the container
 (openat2() from its root: links to /proc/1/root, absolute links, ".."
@@ -12,8 +14,10 @@ the container's mount namespace, the records (two runtimes of one id,
 stale records cleaned at every run), the teardown that follows no symbolic
 link, the one-line errors (unexpected exceptions, signals), and
 createRuntime and poststop of fake containers (their own namespaces and
-cgroup) with a stand-in for bpftool: a mount over /sys/fs/bpf hides
-nothing from poststop, a failure revokes the token made. Run by
+cgroup) with a stand-in for bpftool, in both modes: a mount over
+/sys/fs/bpf hides nothing from poststop, a failure revokes the token made
+or unmounts the delegated BPF FS, a kernel without a cgroup scope refuses
+in one line unless the policy opts out. Run by
 tests/host/oci-hook.bats; as root, for the parts that change credentials,
 make namespaces and cgroups, or mount (in a mount namespace of the tests'
 own).
@@ -159,6 +163,24 @@ class Annotations(unittest.TestCase):
         with self.assertRaisesRegex(HookError, 'the token would allow nothing'):
             hook.parse_annotations({'verifier': 'relaxed'})
 
+    def test_mode_and_cgroup_scope(self):
+        self.assertEqual(hook.parse_choices({}), (None, None))
+        self.assertEqual(hook.parse_choices({'mode': 'pinned', 'cgroup-scope': 'optional'}),
+                         ('pinned', 'optional'))
+        self.assertEqual(hook.parse_choices({'mode': 'delegated', 'cgroup-scope': 'required'}),
+                         ('delegated', 'required'))
+        for ann, msg in (({'mode': 'Pinned'}, r'^org\.bpf-token\.mode: "Pinned": "delegated" or '
+                          '"pinned" expected$'),
+                         ({'mode': 'any'}, 'mode: "any"'),
+                         ({'cgroup-scope': 'none'}, r'^org\.bpf-token\.cgroup-scope: "none": '
+                          '"required" or "optional" expected$'),
+                         ({'cgroup-scope': 'a\nb'}, 'cgroup-scope: "a b"')):
+            with self.subTest(ann=ann), self.assertRaisesRegex(HookError, msg):
+                hook.parse_choices(ann)
+        # known keys, which alone allow nothing
+        with self.assertRaisesRegex(HookError, 'the token would allow nothing'):
+            hook.parse_annotations({'mode': 'pinned', 'cgroup-scope': 'optional'})
+
     def test_refusals(self):
         for ann, msg in (
                 ({'map': 'array'}, r'^unknown annotation org\.bpf-token\.map \(known: '),
@@ -201,6 +223,7 @@ class PolicyFile(TmpDir):
             self.assertEqual(pol.sets, {k: None for k in hook.SETS})
             self.assertFalse(pol.root_equivalent or pol.relaxed_verifier or pol.trust_annotations)
             self.assertTrue(pol.objects)
+            self.assertEqual((pol.mode, pol.cgroup_scope), (None, 'required'))
 
     def test_directives(self):
         pol = hook.parse_policy('cmds prog_load,BPF_MAP_CREATE  # comment\n'
@@ -213,6 +236,14 @@ class PolicyFile(TmpDir):
         self.assertFalse(pol.objects or pol.root_equivalent)
         pol = hook.parse_policy('progs xdp,kprobe\nroot-equivalent yes\n', 'P')
         self.assertEqual(pol.sets['progs'], {'xdp', 'kprobe'})
+        for text, mode, scope in (('mode any\n', None, 'required'),
+                                  ('mode pinned\ncgroup-scope optional\n', 'pinned', 'optional'),
+                                  ('mode delegated\ncgroup-scope annotation\n', 'delegated',
+                                   'annotation'),
+                                  ('cgroup-scope required\n', None, 'required')):
+            with self.subTest(text=text):
+                pol = hook.parse_policy(text, 'P')
+                self.assertEqual((pol.mode, pol.cgroup_scope), (mode, scope))
 
     def test_errors(self):
         for text, msg in (
@@ -223,6 +254,10 @@ class PolicyFile(TmpDir):
                 ('trust-annotations maybe\n', '^P:1: trust-annotations maybe: no or yes expected$'),
                 ('verifier off\n', 'strict or relaxed expected'),
                 ('objects host\n', 'image or none expected'),
+                ('mode Pinned\n', '^P:1: mode Pinned: any or delegated or pinned expected$'),
+                ('mode pinned\nmode delegated\n', '^P:2: mode given twice$'),
+                ('cgroup-scope no\n', '^P:1: cgroup-scope no: required or annotation or optional '
+                 'expected$'),
                 ('progs 0x40\n', 'name the types, not a number'),
                 ('progs xdp,any\n', '"any" is the whole list'),
                 ('maps array;hash\n', 'bad list'),
@@ -342,6 +377,62 @@ class Decisions(unittest.TestCase):
         self.assertIsNone(hook.annotation_relaxed(pol, dict(sets, verifier='strict')))
 
 
+class Modes(unittest.TestCase):
+    """the mode (delegated or pinned) and the cgroup scope's opt-out"""
+
+    def test_mode(self):
+        for text, asked, want in (
+                ('', None, 'delegated'), ('', 'delegated', 'delegated'), ('', 'pinned', 'pinned'),
+                ('mode any\n', 'pinned', 'pinned'), ('mode pinned\n', None, 'pinned'),
+                ('mode pinned\n', 'pinned', 'pinned'), ('mode delegated\n', None, 'delegated'),
+                ('mode delegated\n', 'delegated', 'delegated')):
+            with self.subTest(text=text, asked=asked):
+                self.assertEqual(hook.choose_mode(hook.parse_policy(text, 'P'), asked, {}), want)
+        for text, asked in (('mode pinned\n', 'delegated'), ('mode delegated\n', 'pinned')):
+            with self.subTest(text=text, asked=asked), self.assertRaises(HookError) as cm:
+                hook.choose_mode(hook.parse_policy(text, 'P'), asked, {})
+            self.assertEqual(str(cm.exception), f'policy refuses org.bpf-token.mode {asked} '
+                             f'({text.strip()})')
+
+    def test_path_is_the_pinned_mode_s(self):
+        ann = {'objects': '/a.bpf.o', 'path': '/sys/fs/bpf/token'}
+        self.assertEqual(hook.choose_mode(hook.Policy(), 'pinned', ann), 'pinned')
+        for text, asked in (('', None), ('', 'delegated'), ('mode delegated\n', None)):
+            with self.subTest(text=text, asked=asked), \
+                    self.assertRaisesRegex(HookError, r'^org\.bpf-token\.path is for a pinned '
+                                           r'token \(org\.bpf-token\.mode=pinned\)'):
+                hook.choose_mode(hook.parse_policy(text, 'P'), asked, ann)
+
+    def test_cgroup_scope_opt_out(self):
+        """only the policy opts out: itself ("optional"), or through the
+        annotation it lets count ("annotation"); an image's annotation
+        alone, or trusted annotations, do not"""
+        for text, asked, want in (
+                ('', None, False), ('', 'optional', False), ('', 'required', False),
+                ('trust-annotations yes\n', 'optional', False),
+                ('cgroup-scope required\n', 'optional', False),
+                ('cgroup-scope annotation\n', None, False),
+                ('cgroup-scope annotation\n', 'optional', True),
+                ('cgroup-scope annotation\n', 'required', False),
+                ('cgroup-scope optional\n', None, True),
+                ('cgroup-scope optional\n', 'optional', True),
+                ('cgroup-scope optional\n', 'required', False)):
+            with self.subTest(text=text, asked=asked):
+                self.assertIs(hook.scope_optional(hook.parse_policy(text, 'P'), asked), want)
+
+    def test_loader_probe_under_the_policy(self):
+        """a delegated BPF FS also allows libbpf's load probe: a policy that
+        does not allow it says so, naming it"""
+        pol = hook.parse_policy('progs xdp\nattach xdp\n', 'P')
+        with self.assertRaises(HookError) as cm:
+            hook.check_request(pol, hook.loader_request())
+        self.assertEqual(str(cm.exception), "policy refuses progs socket_filter (not in the "
+                         "policy's progs; libbpf's load probe), attach cgroup_inet_ingress (not "
+                         "in the policy's attach; libbpf's load probe)")
+        with open(EXAMPLE_POLICY) as f:
+            hook.check_request(hook.parse_policy(f.read(), EXAMPLE_POLICY), hook.loader_request())
+
+
 class Needs(TmpDir):
     def test_parse(self):
         out = {'objects': ['/proc/self/fd/3'], 'allowed_cmds': ['prog_load'],
@@ -364,6 +455,45 @@ class Needs(TmpDir):
             with self.subTest(bad=bad), self.assertRaisesRegex(HookError, '^bpftool token needs: '):
                 hook.parse_needs(bad)
 
+    def test_parse_mount_format(self):
+        """bpftool token needs ... format mount: the delegate_* options of
+        one line, ":" between the words (names, "any", a mask)"""
+        out = {'format': 'mount', 'lines': [
+            'delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array,'
+            'delegate_progs=xdp:sched_cls,delegate_attachs=xdp:cgroup_inet_ingress:0x100000000']}
+        needs = hook.parse_mount_needs(out)
+        self.assertEqual(needs, {'allowed_cmds': ['map_create', 'prog_load', 'btf_load'],
+                                 'allowed_maps': ['array'], 'allowed_progs': ['xdp', 'sched_cls'],
+                                 'allowed_attachs': ['xdp', 'cgroup_inet_ingress', '0x100000000']})
+        self.assertEqual(hook.needs_request(needs)['progs'],
+                         [('xdp', 'org.bpf-token.objects'), ('sched_cls', 'org.bpf-token.objects')])
+        self.assertFalse(hook.needs_relaxed(needs))
+        self.assertEqual(hook.parse_mount_needs({'format': 'mount', 'lines': []}), {})
+        for bad, msg in (([], 'output is not the mount format'),
+                         ({'lines': []}, 'output is not the mount format'),
+                         ({'format': 'incus', 'lines': []}, 'output is not the mount format'),
+                         ({'format': 'mount', 'lines': 'x'}, 'bad lines'),
+                         ({'format': 'mount', 'lines': [1]}, 'bad lines'),
+                         ({'format': 'mount', 'lines': ['delegate_progs']}, 'bad option'),
+                         ({'format': 'mount', 'lines': ['uid=0']}, r'bad option "uid=0"'),
+                         ({'format': 'mount', 'lines': ['delegate_progs=xdp,kprobe']},
+                          'bad option "kprobe"'),
+                         ({'format': 'mount', 'lines': ['delegate_progs=xdp:']}, 'bad option'),
+                         ({'format': 'mount', 'lines': ['delegate_progs=-j']}, 'bad option'),
+                         ({'format': 'mount', 'lines': ['delegate_maps=array',
+                                                        'delegate_maps=hash']},
+                          'delegate_maps twice')):
+            with self.subTest(bad=bad), self.assertRaisesRegex(HookError, '^bpftool token needs: '
+                                                               + msg):
+                hook.parse_mount_needs(bad)
+
+    def test_delegated_runs_the_mount_format(self):
+        got = self.needs('print(json.dumps({"format": "mount", "lines": '
+                         '["delegate_progs=xdp,delegate_attachs=" + ":".join(a.strip("-") for a in sys.argv[1:])]}))',
+                         delegated=True)
+        self.assertEqual(got, {'allowed_progs': ['xdp'],
+                               'allowed_attachs': ['j', 'token', 'needs', 'format', 'mount']})
+
     def tool(self, body):
         """a stand-in for bpftool, in a directory only root may search: the
         hook runs it through an fd it opened"""
@@ -371,13 +501,13 @@ class Needs(TmpDir):
         return self.write('root-only/tool', '#!/usr/bin/python3\nimport json, os, sys, time\n' + body,
                           0o755)
 
-    def needs(self, body, objects=(), fds=(), uid=NOBODY, **consts):
+    def needs(self, body, objects=(), fds=(), uid=NOBODY, delegated=False, **consts):
         tool = self.tool(body)
         with contextlib.ExitStack() as stack:
             stack.enter_context(unittest.mock.patch.dict(os.environ, {'BPF_TOKEN_BPFTOOL': tool}))
             for k, v in consts.items():
                 stack.enter_context(unittest.mock.patch.object(hook, k, v))
-            return hook.run_needs(list(objects), list(fds), uid, uid)
+            return hook.run_needs(list(objects), list(fds), uid, uid, delegated)
 
     def refused(self, msg, body, **kw):
         t0 = time.monotonic()
@@ -477,6 +607,12 @@ sys.exit(255)
                 self.assertFalse(hook.needs_relaxed(needs))
                 if 'relaxed_verifier' in needs:
                     self.assertIsNone(needs['relaxed_verifier']['needed'])
+                # a delegated BPF FS: the expected attach type of every
+                # program (XDP's), in the mount format
+                needs = hook.run_needs(['/app/ctr_xdp.bpf.o'], fds[:1], NOBODY, NOBODY, True)
+                self.assertIn('xdp', needs['allowed_progs'])
+                self.assertIn('xdp', needs['allowed_attachs'])
+                self.assertIn('prog_load', needs['allowed_cmds'])
                 with self.assertRaisesRegex(HookError, r'^bpftool token needs: .*/etc/hostname'):
                     hook.run_needs(['/etc/hostname'], fds[1:2], NOBODY, NOBODY)
                 # the object is opened as the given user, not as root
@@ -1152,21 +1288,46 @@ class Revoke(TmpDir):
 
 
 # The stand-in for bpftool of EndToEnd: `token needs` prints what the
-# objects need; `token create PATH ...` pins a map at PATH (a file of the BPF
-# FS the hook mounted, as a token is), logs its arguments and what its fds
-# are, and fails after pinning when FAKE_FAIL is set, leaving a process that
-# holds the BPF FS (so that the test sees what the hook did to it)
+# objects need (in the mount format after "format mount"); `token create
+# PATH ...` pins a map at PATH (a file of the BPF FS the hook mounted, as a
+# token is), `token delegate PATH ...` mounts a BPF FS on PATH, or refuses
+# "cgroup" as a mainline kernel does when FAKE_NO_SCOPE is set; each logs
+# its arguments and what its fds are, and fails after pinning or mounting
+# when FAKE_FAIL is set, leaving a process that holds the BPF FS (so that
+# the test sees what the hook did to it)
 FAKE_BPFTOOL = r'''
 import ctypes, json, os, struct, sys, time
 args = sys.argv[1:]
+if args[:3] == ['-j', 'token', 'needs'] and args[-2:] == ['format', 'mount']:
+    print(json.dumps({'format': 'mount', 'lines': [
+        'delegate_cmds=prog_load:map_create,delegate_maps=array,delegate_progs=xdp,'
+        'delegate_attachs=xdp']}))
+    sys.exit(0)
 if args[:3] == ['-j', 'token', 'needs']:
     print(json.dumps({'allowed_cmds': ['prog_load', 'map_create'], 'allowed_maps': ['array'],
                       'allowed_progs': ['xdp'], 'allowed_attachs': ['xdp']}))
     sys.exit(0)
-assert args[:3] == ['-j', 'token', 'create'], args
+assert args[:3] in (['-j', 'token', 'create'], ['-j', 'token', 'delegate']), args
 path = args[3]
-fds = {k: os.readlink(args[args.index(k) + 1]) for k in ('userns', 'cgroup')}
+fds = {k: os.readlink(args[args.index(k) + 1]) for k in ('userns', 'cgroup') if k in args}
 libc = ctypes.CDLL(None, use_errno=True)
+if args[2] == 'delegate':
+    with open(os.environ['FAKE_LOG'], 'a') as f:
+        f.write(json.dumps({'args': args, 'fds': fds}) + '\n')
+    if 'cgroup' in args and os.environ.get('FAKE_NO_SCOPE'):
+        print("Error: can't delegate with cgroup %s: the kernel has no cgroup scope for "
+              "delegated tokens" % args[args.index('cgroup') + 1], file=sys.stderr)
+        sys.exit(1)
+    assert libc.mount(b'bpf', path.encode(), b'bpf', 0, None) == 0
+    if os.environ.get('FAKE_FAIL'):
+        print('Error: it failed', file=sys.stderr)
+        sys.exit(1)
+    sets = {k: args[args.index(k) + 1].split(',') for k in ('cmds', 'maps', 'progs', 'attach')}
+    sets['progs'] += os.environ.get('FAKE_EXTRA_PROGS', '').split()
+    print(json.dumps({'delegated': path, 'allowed_cmds': sets['cmds'],
+                      'allowed_maps': sets['maps'], 'allowed_progs': sets['progs'],
+                      'allowed_attachs': sets['attach'], 'relaxed_verifier': False}))
+    sys.exit(0)
 attr = ctypes.create_string_buffer(struct.pack('IIIII', 2, 4, 4, 1, 0), 128)
 fd = libc.syscall(321, 0, attr, 128)
 name = ctypes.create_string_buffer(path.encode())
@@ -1228,12 +1389,18 @@ class EndToEnd(ContainerDir):
         super().tearDown()
         rmdir_cgroup(self.cg)
 
-    def state(self, ct, cid='ct1', status='creating'):
+    def state(self, ct, cid='ct1', status='creating', mode='pinned'):
+        ann = {'org.bpf-token.objects': '/app/x.bpf.o'}
+        if mode:
+            ann['org.bpf-token.mode'] = mode
         return {'ociVersion': '1.0.2', 'id': cid, 'status': status, 'pid': ct.pid,
-                'bundle': self.tmp, 'annotations': {'org.bpf-token.objects': '/app/x.bpf.o'}}
+                'bundle': self.tmp, 'annotations': ann}
 
     def started(self):
-        return self.container(mounts=[('tmpfs', '/sys')], userns=True, pidns=True, cgroup=self.cg)
+        ct = self.container(mounts=[('tmpfs', '/sys')], userns=True, pidns=True, cgroup=self.cg)
+        # the BPF FS mounts it has from the host's (not the hook's)
+        ct.bpf_before = self.bpf_mounts(ct.pid)
+        return ct
 
     def mkdir_in(self, ct, path):
         os.makedirs(f'/proc/{ct.pid}/root{self.rootfs}{path}')
@@ -1326,7 +1493,7 @@ class EndToEnd(ContainerDir):
         self.assertNotIn('token', os.listdir(f'/proc/{log["holder"]}/fd/{log["fd"]}'))
         self.assertFalse(os.path.exists(hook.host_dir('ct1')))
         self.assertIsNone(hook.read_record('ct1'))
-        self.assertEqual(self.bpf_mounts(ct.pid), [])
+        self.assertEqual(self.bpf_mounts(ct.pid), ct.bpf_before)
 
     def test_a_failure_in_the_container_s_namespace_revokes_too(self):
         # no /sys/fs/bpf in the container once it is resolved: move_mount
@@ -1345,6 +1512,152 @@ class EndToEnd(ContainerDir):
         self.assertFalse(os.path.exists(hook.host_dir('ct1')))
         self.assertIsNone(hook.read_record('ct1'))
         self.assertNotIn(hook.host_dir('ct1'), self.bpf_mounts())
+
+    def log_lines(self):
+        with open(self.log) as f:
+            return [json.loads(l) for l in f]
+
+    def policy(self, text):
+        path = self.write('policy', text)
+        p = unittest.mock.patch.dict(os.environ, {hook.POLICY_ENV: path})
+        p.start()
+        self.addCleanup(p.stop)
+
+    def test_delegated_create_and_poststop(self):
+        """the default mode: bpftool token delegate mounts the BPF FS on the
+        host's directory, from the sets of the objects' parse in the mount
+        format and libbpf's load probe, for the container's user namespace
+        and cgroup (open fds); the hook moves a clone of it onto the
+        container's /sys/fs/bpf, private; poststop unmounts it"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        hook.create(self.state(ct, mode=None))
+        d = hook.host_dir('ct1')
+        self.assertEqual(hook.read_record('ct1'), {'pid': ct.pid, 'start': hook.proc_start(ct.pid),
+                                                   'token': None, 'bundle': self.tmp})
+        log, = self.log_lines()
+        args = log['args']
+        self.assertEqual(args[:4], ['-j', 'token', 'delegate', d])
+        self.assertRegex(args[args.index('userns') + 1], r'^/proc/self/fd/\d+$')
+        self.assertRegex(args[args.index('cgroup') + 1], r'^/proc/self/fd/\d+$')
+        self.assertEqual(log['fds'], {'userns': os.readlink(f'/proc/{ct.pid}/ns/user'),
+                                      'cgroup': self.cg})
+        self.assertEqual({k: args[args.index(k) + 1] for k in hook.SETS},
+                         {'cmds': 'prog_load,map_create', 'maps': 'array',
+                          'progs': 'xdp,socket_filter', 'attach': 'xdp,cgroup_inet_ingress'})
+        self.assertNotIn('verifier', args)
+        st = os.stat(d)
+        self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)),
+                         (FakeContainer.ROOT_ID, FakeContainer.ROOT_ID, 0o755))
+        # the host's mount and the container's: one BPF FS, private both
+        point = f'{self.rootfs}/sys/fs/bpf'
+        for pid, path in (('self', d), (ct.pid, point)):
+            with open(f'/proc/{pid}/mountinfo') as f:
+                line, = [l for l in f if l.split()[4] == path]
+            self.assertIn(' - bpf ', line)
+            self.assertNotIn('shared:', line)
+            self.assertIn('nosuid,nodev,noexec', line)
+        self.assertEqual(os.stat(f'/proc/{ct.pid}/root{point}').st_dev, st.st_dev)
+        ct.stop()
+        hook.poststop(self.state(ct, status='stopped', mode=None))
+        self.assertFalse(os.path.exists(d))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertNotIn(d, self.bpf_mounts())
+
+    def test_delegated_failure_unmounts(self):
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        with unittest.mock.patch.dict(os.environ, {'FAKE_FAIL': '1'}), \
+                self.assertRaisesRegex(HookError, '^bpftool token delegate: it failed$'):
+            hook.create(self.state(ct, mode=None))
+        self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertNotIn(hook.host_dir('ct1'), self.bpf_mounts())
+        self.assertEqual(self.bpf_mounts(ct.pid), ct.bpf_before)
+
+    def test_delegated_beyond_the_policy_is_undone(self):
+        """what the kernel shows of the delegated BPF FS is checked against
+        the policy once more: beyond it, unmounted"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        with unittest.mock.patch.dict(os.environ, {'FAKE_EXTRA_PROGS': 'kprobe'}), \
+                self.assertRaises(HookError) as cm:
+            hook.create(self.state(ct, mode=None))
+        self.assertEqual(str(cm.exception), 'policy refuses progs kprobe (root-equivalent; the '
+                         'delegated BPF FS)')
+        self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+        self.assertIsNone(hook.read_record('ct1'))
+        self.assertNotIn(hook.host_dir('ct1'), self.bpf_mounts())
+        self.assertEqual(self.bpf_mounts(ct.pid), ct.bpf_before)
+
+    def test_no_cgroup_scope(self):
+        """a kernel without a cgroup scope for a delegated BPF FS (bpftool
+        refuses "cgroup" before it makes anything): one line and nothing
+        left, unless the policy lets the container go without it"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        p = unittest.mock.patch.dict(os.environ, {'FAKE_NO_SCOPE': '1'})
+        p.start()
+        self.addCleanup(p.stop)
+        optional = {'org.bpf-token.cgroup-scope': 'optional'}
+        for policy, ann in (('', {}), ('', optional), ('trust-annotations yes\n', optional),
+                            ('cgroup-scope annotation\n', {}),
+                            ('cgroup-scope optional\n', {'org.bpf-token.cgroup-scope': 'required'})):
+            self.policy(policy)
+            state = self.state(ct, mode=None)
+            state['annotations'].update(ann)
+            with self.subTest(policy=policy, ann=ann), self.assertRaises(HookError) as cm:
+                hook.create(state)
+            self.assertEqual(str(cm.exception), 'the kernel has no cgroup scope for a delegated '
+                             'BPF FS: the container\'s programs would not be bound to its cgroup; '
+                             'the policy\'s "cgroup-scope optional", or "cgroup-scope annotation" '
+                             'with org.bpf-token.cgroup-scope=optional, lets it start without')
+            self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+            self.assertIsNone(hook.read_record('ct1'))
+            self.assertNotIn(hook.host_dir('ct1'), self.bpf_mounts())
+        # the opt-out: the policy's, or the annotation the policy lets count
+        for policy, ann in (('cgroup-scope optional\n', {}),
+                            ('cgroup-scope annotation\n', optional)):
+            os.unlink(self.log)
+            self.policy(policy)
+            state = self.state(ct, mode=None)
+            state['annotations'].update(ann)
+            with self.subTest(policy=policy, ann=ann):
+                hook.create(state)
+                first, second = self.log_lines()
+                self.assertIn('cgroup', first['args'])
+                self.assertNotIn('cgroup', second['args'])
+                self.assertIn(f'{self.rootfs}/sys/fs/bpf', self.bpf_mounts(ct.pid))
+                with hook.records_locked():
+                    self.assertEqual(hook.teardown('ct1', None), [])
+                self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+
+    def test_mode_refused_before_anything_is_made(self):
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        for policy, mode, extra, msg in (
+                ('mode delegated\n', 'pinned', {},
+                 'policy refuses org.bpf-token.mode pinned (mode delegated)'),
+                ('mode pinned\n', 'delegated', {},
+                 'policy refuses org.bpf-token.mode delegated (mode pinned)'),
+                ('', 'delegated', {'org.bpf-token.path': '/run/token'},
+                 'org.bpf-token.path is for a pinned token (org.bpf-token.mode=pinned): the '
+                 'delegated BPF FS is mounted on /sys/fs/bpf, libbpf\'s own path'),
+                ('', 'Pinned', {}, 'org.bpf-token.mode: "Pinned": "delegated" or "pinned" '
+                 'expected')):
+            self.policy(policy)
+            state = self.state(ct, mode=mode)
+            state['annotations'].update(extra)
+            with self.subTest(policy=policy, mode=mode), self.assertRaises(HookError) as cm:
+                hook.create(state)
+            self.assertEqual(str(cm.exception), msg)
+        self.assertFalse(os.path.exists(self.log))
+        self.assertFalse(os.path.exists(hook.RECORD_DIR) and os.listdir(hook.RECORD_DIR))
+        # the policy's mode, without an annotation: pinned
+        self.policy('mode pinned\n')
+        hook.create(self.state(ct, mode=None))
+        self.assertEqual(self.log_lines()[0]['args'][2], 'create')
+        self.assertEqual(hook.read_record('ct1')['token'], 'token')
 
     def test_refused_before_anything_is_made(self):
         ct = self.started()

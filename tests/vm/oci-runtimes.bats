@@ -4,8 +4,10 @@
 # The bundles are made locally (tests/vm/oci.bash): user-namespaced
 # containers whose root is uid 100000 of the host, in a cgroup of their own.
 #
-# For each runtime: the annotated container gets a BPF FS and a token from
-# the hook; inside, Debian's `ip`, unmodified, loads and attaches an XDP
+# These are the hook's pinned mode (org.bpf-token.mode=pinned: a token the
+# hook creates and pins; tests/vm/oci-delegated.bats has the delegated
+# BPF FS, the default). For each runtime: the annotated container gets a
+# BPF FS and a token from the hook; inside, Debian's `ip`, unmodified, loads and attaches an XDP
 # program to the container's end of a veth pair through the token (the
 # project's libbpf.so.1, LIBBPF_BPF_TOKEN_PATH) and the frames sent from the
 # host are counted; bpftool attaches a cgroup program to the container's own
@@ -68,6 +70,8 @@ setup() {
 	WATCH_PID=
 	SHARED_RUN=
 	MOUNTS_BEFORE=$(oci_bpf_mounts)
+	# the hook's pinned mode, asked by an annotation (oci_bundle)
+	OCI_MODE=pinned
 	# the host's policy: none (the defaults) unless the test writes one
 	POLICY=$B/oci-policy
 	export OCI_HOOK_ENV="BPF_TOKEN_OCI_POLICY=$POLICY"
@@ -621,6 +625,7 @@ podman_setup() {
 		/usr/share/containers/seccomp.json >"$B/seccomp.json"
 	CTR=(--network none --cap-add NET_ADMIN --uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536
 		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$PROGS/cgroup_skb_maps.bpf.o"
+		--annotation org.bpf-token.mode=pinned
 		--annotation run.oci.hooks.stderr="$B/hook.err"
 		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" --rootfs "$B/rootfs")
 }

@@ -44,14 +44,18 @@ oci_rootfs() {
 
 # oci_bundle DIR ID [ANNOTATION=VALUE...]: DIR/config.json (and DIR/rootfs)
 # for container ID, running `sleep`, with the hook at createRuntime and
-# poststop, and the annotations given. crun discards what hooks write unless
-# told where to put it: the hook's stderr goes to DIR/hook.err. The cgroup
-# is $OCI_CGROUPS_PATH if set (another container's, say), else
-# /$OCI_CGROUP/ID.
+# poststop, and the annotations given; with $OCI_MODE set, and an
+# org.bpf-token.* annotation among them, org.bpf-token.mode=$OCI_MODE too.
+# crun discards what hooks write unless told where to put it: the hook's
+# stderr goes to DIR/hook.err. The cgroup is $OCI_CGROUPS_PATH if set
+# (another container's, say), else /$OCI_CGROUP/ID.
 oci_bundle() {
 	local dir=$1 id=$2 a ann
 	ann=$(jq -nc --arg f "$dir/hook.err" '{"run.oci.hooks.stderr": $f}')
 	shift 2
+	if [[ -n ${OCI_MODE:-} && " ${*%%=*}" == *" org.bpf-token."* ]]; then
+		set -- "$@" "org.bpf-token.mode=$OCI_MODE"
+	fi
 	for a in "$@"; do
 		ann=$(jq -c --arg k "${a%%=*}" --arg v "${a#*=}" '. + {($k): $v}' <<<"$ann")
 	done

@@ -1,0 +1,1 @@
+../vm/oci-delegated.bats
