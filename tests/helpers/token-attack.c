@@ -39,7 +39,9 @@
  *	sysctl), tc_kfunc_ptr tc_pass (tc calling the test kfunc
  *	bpf_kfunc_call_test_acquire(), which returns a kernel pointer, then
  *	releasing it; or not), tc_redirect_peer (tc calling
- *	bpf_redirect_peer()), xdp_ptr_cmp (XDP comparing two pointers,
+ *	bpf_redirect_peer()), tc_syncookie (tc calling
+ *	bpf_tcp_raw_gen_syncookie_ipv4() on headers on its stack, a SYN
+ *	cookie answered for the host), xdp_ptr_cmp (XDP comparing two pointers,
  *	which needs CAP_PERFMON's verifier or a relaxed token), xdp_pass.
  *
  *   token-attack lsm create|capable LINK
@@ -281,6 +283,20 @@ static bool make_prog(const char *kind, struct prog *p)
 		add(p, MOV64_IMM(BPF_REG_2, 0));
 		add(p, CALL(BPF_FUNC_redirect_peer));
 		add(p, EXIT());
+	} else if (!strcmp(kind, "tc_syncookie")) {
+		/* bpf_tcp_raw_gen_syncookie_ipv4(iph, th, 20): zeroed IPv4
+		 * and TCP headers at fp-48 and fp-24; return 0
+		 */
+		p->type = BPF_PROG_TYPE_SCHED_CLS;
+		for (int off = -8; off >= -48; off -= 8)
+			add(p, ST(BPF_DW, BPF_REG_10, off, 0));
+		add(p, MOV64_REG(BPF_REG_1, BPF_REG_10));
+		add(p, ADD64_IMM(BPF_REG_1, -48));
+		add(p, MOV64_REG(BPF_REG_2, BPF_REG_10));
+		add(p, ADD64_IMM(BPF_REG_2, -24));
+		add(p, MOV64_IMM(BPF_REG_3, 20));
+		add(p, CALL(BPF_FUNC_tcp_raw_gen_syncookie_ipv4));
+		ret(p, 0);
 	} else if (!strcmp(kind, "tc_pass")) {
 		p->type = BPF_PROG_TYPE_SCHED_CLS;
 		ret(p, 0);
