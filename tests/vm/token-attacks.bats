@@ -19,8 +19,8 @@
 # - a container's root loading through a token gets no capability by its
 #   program: bind return 3, bpf_setsockopt(SO_MARK) or with a variable
 #   optname, mark writes, bpf_sysctl_set_new_value(), bpf_redirect_peer(),
-#   a kfunc that returns a kernel pointer (73, 77); root, through the same
-#   token, does.
+#   a kfunc that returns a kernel pointer, the SYN-cookie helpers (73,
+#   77); root, through the same token, does.
 #
 # The programs are raw instructions of build/tests/token-attack
 # (tests/helpers/token-attack.c), not objects of the corpus. Each test
@@ -271,8 +271,9 @@ delegated_revocation() {
 
 # A BPF FS delegated to the container's user namespace, mounted by root in
 # the container's mount namespace (bpftool token delegate): its tokens are
-# revoked when no mount of it is left in the mount namespace of the first
-# token's maker (patch 96), which bpftool token revoke unmounts it from.
+# revoked when its home mount, the one root's move_mount attached there,
+# leaves (patches 54 and 96), which bpftool token revoke unmounts; after
+# that the instance makes no token, from whichever mount of it.
 @test "revocation: delegated BPF FS: the container's root can't make the revoke miss by making the first token in a mount namespace of its own" {
 	SYNC=$WORK/sync
 	mkdir -m 0777 "$SYNC"
