@@ -220,14 +220,7 @@ scenario() {
 
 	# stop and delete: poststop unmounts the BPF FS (here: revokes its
 	# tokens)
-	"$RT" kill "$ID" KILL
-	for ((i = 0; i < 50; i++)); do
-		[[ $("$RT" state "$ID" | jq -r .status) == stopped ]] && break
-		sleep 0.2
-	done
-	run "$RT" delete "$ID"
-	echo "delete: $output"
-	[[ $status == 0 ]]
+	oci_kill_delete "$RT" "$ID"
 	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
 	if [[ $PORT == 1 ]]; then

@@ -230,14 +230,7 @@ scenario() {
 	# goes (a read-only fd of the token, held on the host, reports it)
 	oci_hold_token "$tok"
 	[[ $(oci_revoked) == 0 ]]
-	"$RT" kill "$ID" KILL
-	for ((i = 0; i < 50; i++)); do
-		[[ $("$RT" state "$ID" | jq -r .status) == stopped ]] && break
-		sleep 0.2
-	done
-	run "$RT" delete "$ID"
-	echo "delete: $output"
-	[[ $status == 0 ]]
+	oci_kill_delete "$RT" "$ID"
 	[[ $(oci_revoked) == 1 ]]
 	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
@@ -471,14 +464,7 @@ fake_bpftool() {
 	echo "$output"
 	[[ $status == 0 && $output == *"token -> $VICTIM" ]]
 	pid=$(oci_pid runc "$ID")
-	runc kill "$ID" KILL
-	for ((i = 0; i < 50; i++)); do
-		[[ $(runc state "$ID" | jq -r .status) == stopped ]] && break
-		sleep 0.2
-	done
-	run runc delete "$ID"
-	echo "delete: $output"
-	[[ $status == 0 ]]
+	oci_kill_delete runc "$ID"
 	# the host's token is there and live; the container's is gone
 	[[ -e $VICTIM && $(oci_revoked) == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
@@ -781,14 +767,7 @@ mount_over() {
 	[[ $(awk -v p="/run/bpf-token/oci/$ID" '$5 == p' /proc/self/mountinfo | wc -l) == 1 ]]
 	[[ $(stat -fc %T "/run/bpf-token/oci/$ID") == bpf_fs && -e /run/bpf-token/oci/$ID/token ]]
 	pid=$(oci_pid "$RT" "$ID")
-	"$RT" kill "$ID" KILL
-	for ((i = 0; i < 50; i++)); do
-		[[ $("$RT" state "$ID" | jq -r .status) == stopped ]] && break
-		sleep 0.2
-	done
-	run "$RT" delete "$ID"
-	echo "delete: $output"
-	[[ $status == 0 ]]
+	oci_kill_delete "$RT" "$ID"
 	[[ $(oci_revoked) == 1 ]]
 	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]

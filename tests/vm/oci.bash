@@ -115,6 +115,20 @@ oci_pid() {
 
 # oci_bpf_mounts: the BPF FS mounts of the test's mount namespace, "MOUNTPOINT"
 # one a line
+# oci_kill_delete RT ID: kill container ID of runtime RT, wait until it is
+# stopped, delete it (the hook's poststop runs); fails if delete fails
+oci_kill_delete() {
+	local i
+	"$1" kill "$2" KILL
+	for ((i = 0; i < 50; i++)); do
+		[[ $("$1" state "$2" | jq -r .status) == stopped ]] && break
+		sleep 0.2
+	done
+	run "$1" delete "$2"
+	echo "delete: $output"
+	[[ $status == 0 ]]
+}
+
 oci_bpf_mounts() {
 	awk '{ for (i = 7; $i != "-"; i++); if ($(i + 1) == "bpf") print $5 }' /proc/self/mountinfo
 }
