@@ -2,11 +2,14 @@
 /*
  * token_fuzz: a bpf(2) fuzzer for the BPF token UAPI, with a model.
  *
- *   token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] [-v]
+ *   token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] [-c CGROUP2_DIR] [-v]
  *
  * Run as root. DIR (must exist, not on BPF FS) gets two fresh BPF FS
  * instances, DIR/fz (mode 0777) and DIR/fz2, and a plain directory
- * DIR/plain. The run has two phases of SECONDS/2 each (and at most
+ * DIR/plain. CGROUP2_DIR (a cgroup v2 directory, default /sys/fs/cgroup)
+ * gets a cgroup tree token_fuzz.PID with a, a/b and c below it, removed at
+ * the end; a named cgroup v1 hierarchy is mounted for an fd of its root
+ * (and unmounted at once). The run has two phases of SECONDS/2 each (and at most
  * ITERATIONS iterations each, with -n): one as root, one in a child that
  * drops to "nobody" (uid/gid 65534, no capabilities) after root made it a
  * few tokens of known sets and modes. A run is the seed's: -s SEED replays
@@ -15,7 +18,12 @@
  * BPF_OBJ_PIN or BPF_OBJ_GET_INFO_BY_FD from a valid template, then, half of
  * the time, mutates it (random bytes, random attr size, random fds: token,
  * read-only token, map, closed, random; random paths and dir fds, random
- * flags and sets); or unlinks, renames or closes something.
+ * flags and sets); or unlinks, renames or closes something; as root, it
+ * also removes the cgroup a/b and makes it again.
+ * BPF_TOKEN_CREATE's cgroup_fd (with BPF_F_TOKEN_CGROUP, mostly, or
+ * without) is one of: none, a cgroup of the tree (a/b as it is now, or a
+ * removed one), a file of a cgroup v2 directory, the cgroup v1 root, a
+ * plain directory, a BPF FS directory, a token fd, a closed fd.
  *
  * The fuzzer keeps a model of what it made (pins, tokens with their sets,
  * parents and revocation, fds with their access mode) and checks after every
@@ -28,7 +36,14 @@
  *    BPF_F_WRONLY never succeeds;
  *  - BPF_OBJ_GET_INFO_BY_FD of a token fd reports the sets it was made with;
  *  - a derived token is only created from a read-write fd of a live token
- *    that allows BPF_TOKEN_CREATE, with subsets of its sets, on its BPF FS;
+ *    that allows BPF_TOKEN_CREATE, with subsets of its sets, on its BPF FS,
+ *    with a cgroup scope within its parent's (if both have one), and with
+ *    BPF_F_TOKEN_RELAXED_VERIFIER only if its parent has it;
+ *  - a token is created with BPF_F_TOKEN_CGROUP only from an fd of a live
+ *    cgroup v2 directory, and userns_fd / cgroup_fd are 0 without their
+ *    flags;
+ *  - BPF_OBJ_GET_INFO_BY_FD of a token fd reports its cgroup scope (its
+ *    own, else its parent's) and its relaxed verifier flag;
  *  - as nobody: no map, BTF or program is ever created unless the attr's
  *    token fd is a read-write fd of a live token (not revoked, nor any of
  *    its parents) that allows the command and the map type / program type
@@ -66,7 +81,30 @@ struct tmodel {
 	int fs;			/* 0: fz, 1: fz2 */
 	int depth;
 	struct tmodel *parent;
+	uint64_t cgroup;	/* id of the scope's cgroup, 0: none */
+	bool relaxed;		/* BPF_F_TOKEN_RELAXED_VERIFIER */
 };
+
+/* The fds BPF_TOKEN_CREATE's cgroup_fd is picked from (-1: not there). */
+enum cg_choice {
+	CG_ROOT, CG_A, CG_B, CG_C,	/* the tree: live cgroup v2 directories */
+	CG_DEAD,	/* a/b before its last removal */
+	CG_FILE,	/* the tree root's cgroup.procs */
+	CG_V1,		/* the root of a cgroup v1 hierarchy */
+	NR_CG_CHOICES,
+};
+static const char *const cg_name[NR_CG_CHOICES] = {
+	"cgroup", "cgroup a", "cgroup a/b", "cgroup c", "removed cgroup",
+	"cgroup.procs", "cgroup v1 root",
+};
+static int cg_fd[NR_CG_CHOICES] = { -1, -1, -1, -1, -1, -1, -1 };
+static uint64_t cg_id[NR_CG_CHOICES];
+static char cg_base[200];
+
+/* Every cgroup of the tree there has been, with its parent: the scopes. */
+#define NCGROUPS 4096
+static struct { uint64_t id, parent; } cgroups[NCGROUPS];
+static int ncgroups;
 
 enum pin_kind { PIN_NONE, PIN_TOKEN, PIN_MAP };
 
@@ -94,6 +132,7 @@ static char dir_fz[256], dir_fz2[256], dir_plain[256];
 static int dirfd_fz = -1, dirfd_plain = -1, closed_fd = -1;
 static bool nobody, verbose;
 static long iterations, checks, violations, successes, strays;
+static long scoped, scoped_derived;	/* tokens made with a cgroup scope */
 static long max_iterations;	/* per phase; 0: as many as SECONDS allow */
 static uint64_t seed;
 
@@ -134,7 +173,8 @@ static bool live(const struct tmodel *t)
 	return true;
 }
 
-static struct tmodel *new_token(const uint64_t set[4], struct tmodel *parent, int fs)
+static struct tmodel *new_token(const uint64_t set[4], struct tmodel *parent, int fs,
+			        uint64_t cgroup, bool relaxed)
 {
 	struct tmodel *t;
 
@@ -146,7 +186,46 @@ static struct tmodel *new_token(const uint64_t set[4], struct tmodel *parent, in
 	t->parent = parent;
 	t->depth = parent ? parent->depth + 1 : 0;
 	t->fs = fs;
+	t->cgroup = cgroup;
+	t->relaxed = relaxed;
 	return t;
+}
+
+static void cgroup_add(uint64_t id, uint64_t parent)
+{
+	if (ncgroups < NCGROUPS)
+		cgroups[ncgroups++].id = id, cgroups[ncgroups - 1].parent = parent;
+}
+
+/* Is cgroup @id the cgroup @scope or below it? */
+static bool cgroup_within(uint64_t id, uint64_t scope)
+{
+	int i, hops;
+
+	for (hops = 0; id && hops < 16; hops++) {
+		if (id == scope)
+			return true;
+		for (i = 0; i < ncgroups && cgroups[i].id != id; i++)
+			;
+		id = i < ncgroups ? cgroups[i].parent : 0;
+	}
+	return false;
+}
+
+/* The choice @fd is, or -1. */
+static int cg_lookup(uint32_t fd)
+{
+	int c;
+
+	for (c = 0; c < NR_CG_CHOICES; c++)
+		if (cg_fd[c] >= 0 && (uint32_t)cg_fd[c] == fd)
+			return c;
+	return -1;
+}
+
+static bool cg_live_v2(int c)
+{
+	return c >= CG_ROOT && c <= CG_C;
 }
 
 static struct fdent *fd_lookup(int fd)
@@ -226,6 +305,28 @@ static uint32_t pick_fd(bool want_token)
 				return fds[i].fd;
 		}
 		return 0;
+	}
+}
+
+/* An fd to put into cgroup_fd: mostly a cgroup of the tree. */
+static uint32_t pick_cgroup_fd(void)
+{
+	uint64_t r = rnd();
+	int c;
+
+	switch (r % 14) {
+	case 0: return 0;
+	case 1: return closed_fd;
+	case 2: return dirfd_plain;
+	case 3: return dirfd_fz;
+	case 4: return pick_fd(true);
+	case 5 ... 6:
+		c = CG_DEAD + (r >> 8) % (NR_CG_CHOICES - CG_DEAD);
+		if (cg_fd[c] >= 0)
+			return cg_fd[c];
+		/* fall through */
+	default:
+		return cg_fd[(r >> 16) % (CG_C + 1)];
 	}
 }
 
@@ -475,9 +576,10 @@ static void fz_token_create(void)
 	unsigned int size = sizeof(b.attr);
 	int s = rnd() % NSLOTS, rel = rnd() % 4;
 	char path[300], rpath[32], where[PATH_MAX], rpath_buf[PATH_MAX];
-	uint64_t name_ptr;
-	bool mutated;
+	uint64_t name_ptr, scope;
+	bool mutated, relaxed;
 	long ret;
+	int cg;
 
 	memset(&b, 0, sizeof(b));
 	slot_path(path, sizeof(path), s);
@@ -496,11 +598,36 @@ static void fz_token_create(void)
 		b.tc.flags |= TOK_F_PARENT;
 		b.tc.token_fd = pick_fd(true);
 	}
+	switch (rnd() % 16) {
+	case 0 ... 5:	/* a cgroup scope */
+		b.tc.flags |= TOK_F_CGROUP;
+		b.tc.cgroup_fd = pick_cgroup_fd();
+		break;
+	case 6:		/* cgroup_fd without the flag */
+		b.tc.cgroup_fd = pick_cgroup_fd();
+		break;
+	default:
+		break;
+	}
+	if (rnd() % 8 == 0)
+		b.tc.flags |= TOK_F_RELAXED_VERIFIER;
 	b.tc.allowed_cmds = pick_set(ALL_CMDS);
 	b.tc.allowed_map_types = pick_set((1ULL << BPF_MAP_TYPE_ARRAY) | (1ULL << BPF_MAP_TYPE_HASH));
 	b.tc.allowed_prog_types = pick_set((1ULL << BPF_PROG_TYPE_XDP) |
 					   (1ULL << BPF_PROG_TYPE_SOCKET_FILTER));
 	b.tc.allowed_attach_types = pick_set(1ULL << 0);
+	/* Random sets are seldom subsets of a parent's: 3 times out of 4, a
+	 * derivation from a token the model knows asks for subsets, so that
+	 * it gets as far as the scope and verifier rules.
+	 */
+	parent = b.tc.flags & TOK_F_PARENT ? usable_token(b.tc.token_fd) : NULL;
+	if (parent && rnd() % 4) {
+		b.tc.allowed_cmds &= parent->set[0];
+		b.tc.allowed_map_types &= parent->set[1];
+		b.tc.allowed_prog_types &= parent->set[2];
+		b.tc.allowed_attach_types &= parent->set[3];
+	}
+	parent = NULL;
 	name_ptr = b.tc.pin_pathname;
 	size = mutate(&b, size, &mutated);
 	if (below_stack_pointer(b.tc.pin_pathname, stack_pointer()))
@@ -512,8 +639,13 @@ static void fz_token_create(void)
 	pin_name_ok = read_own_string(e.tc.pin_pathname, pin_name, sizeof(pin_name));
 	ret = tok_bpf_err(TOK_CMD_TOKEN_CREATE, &b, size);
 	if (verbose)
-		printf("token_create slot %d parent %u size %u%s: %s\n", s, e.tc.token_fd, size,
-		       mutated ? " (mutated)" : "", tok_errname(ret));
+		printf("token_create slot %d flags %#x parent %u%s cgroup %u%s%s size %u%s: %s\n", s,
+		       e.tc.flags, e.tc.token_fd, !e.tc.token_fd ? "" : usable_token(e.tc.token_fd) ?
+		       " (usable token)" : fd_lookup(e.tc.token_fd) ? " (unusable)" : " (unknown fd)",
+		       e.tc.cgroup_fd,
+		       cg_lookup(e.tc.cgroup_fd) >= 0 ? " " : "",
+		       cg_lookup(e.tc.cgroup_fd) >= 0 ? cg_name[cg_lookup(e.tc.cgroup_fd)] : "",
+		       size, mutated ? " (mutated)" : "", tok_errname(ret));
 	check_plain_empty();
 	/* without BPF_F_TOKEN_PIN, mainline's call from a BPF FS: every BPF
 	 * FS here belongs to the initial user namespace, which gets none
@@ -525,6 +657,16 @@ static void fz_token_create(void)
 	if (ret != 0)
 		return;
 	successes++;
+
+	/* a scope of its own only from a live cgroup v2 directory (wherever
+	 * the token was pinned)
+	 */
+	cg = e.tc.flags & TOK_F_CGROUP ? cg_lookup(e.tc.cgroup_fd) : -1;
+	if (e.tc.flags & TOK_F_CGROUP)
+		CHECK(cg_live_v2(cg), "token_create scoped to fd %u (%s), not a cgroup v2 directory",
+		      e.tc.cgroup_fd, cg >= 0 ? cg_name[cg] : "not a cgroup fd of the fuzzer");
+	scope = cg_live_v2(cg) ? cg_id[cg] : 0;
+	relaxed = e.tc.flags & TOK_F_RELAXED_VERIFIER;
 
 	/* Where did it go? A mutation may have changed the directory fd or the
 	 * name pointer (which may then point at another string of ours): find
@@ -548,16 +690,19 @@ static void fz_token_create(void)
 	}
 	slot_path(path, sizeof(path), s);
 	CHECK(on_bpffs(path) && s < 10, "token_create pinned %s, not on BPF FS", path);
-	/* a pinned token: BPF_F_TOKEN_PIN, maybe a parent and the relaxed
-	 * verifier (no userns_fd, cgroup_fd here: those flags need an fd of
-	 * the right kind, which the mutations don't make), token_fd only
-	 * with a parent
+	/* a pinned token: BPF_F_TOKEN_PIN, maybe a parent, a cgroup scope and
+	 * the relaxed verifier (no userns_fd here: its flag needs an fd of a
+	 * user namespace, which the fuzzer never has), token_fd and
+	 * cgroup_fd only with their flags
 	 */
 	CHECK((e.tc.flags & TOK_F_PIN) &&
-	      (e.tc.flags & ~(TOK_F_PIN | TOK_F_PARENT | BPF_F_TOKEN_RELAXED_VERIFIER)) == 0 &&
-	      e.tc.pin_flags == 0 && ((e.tc.flags & TOK_F_PARENT) || e.tc.token_fd == 0),
-	      "token_create succeeded with flags %#x pin_flags %#x token_fd %u", e.tc.flags,
-	      e.tc.pin_flags, e.tc.token_fd);
+	      (e.tc.flags & ~(TOK_F_PIN | TOK_F_PARENT | TOK_F_CGROUP |
+			      TOK_F_RELAXED_VERIFIER)) == 0 &&
+	      e.tc.pin_flags == 0 && ((e.tc.flags & TOK_F_PARENT) || e.tc.token_fd == 0) &&
+	      e.tc.userns_fd == 0 && ((e.tc.flags & TOK_F_CGROUP) || e.tc.cgroup_fd == 0),
+	      "token_create succeeded with flags %#x pin_flags %#x token_fd %u userns_fd %u "
+	      "cgroup_fd %u", e.tc.flags, e.tc.pin_flags, e.tc.token_fd, e.tc.userns_fd,
+	      e.tc.cgroup_fd);
 	if (e.tc.flags & TOK_F_PARENT) {
 		pf = fd_lookup(e.tc.token_fd);
 		parent = usable_token(e.tc.token_fd);
@@ -574,17 +719,30 @@ static void fz_token_create(void)
 			      "derived token's sets are not subsets of its parent's");
 			CHECK(parent->fs == (s < 8 ? 0 : 1),
 			      "derived token pinned on another BPF FS than its parent");
+			CHECK(!scope || !parent->cgroup || cgroup_within(scope, parent->cgroup),
+			      "derived token scoped to cgroup %llu (%s), outside its parent's "
+			      "scope %llu", (unsigned long long)scope, cg_name[cg],
+			      (unsigned long long)parent->cgroup);
+			CHECK(!relaxed || parent->relaxed,
+			      "derived token with the relaxed verifier from a parent without it");
+			if (scope)
+				scoped_derived++;
+			else
+				scope = parent->cgroup;
 		}
 	} else {
 		CHECK(!nobody, "nobody created a token without a parent token");
 	}
+	if (cg_live_v2(cg))
+		scoped++;
 	if (slots[s].kind != PIN_NONE) {
 		CHECK(0, "token_create succeeded over an existing pin %s", path);
 		rebuild_slot_after_unlink(s);
 	}
 	slots[s].kind = PIN_TOKEN;
 	slots[s].tok = new_token((uint64_t[4]){ e.tc.allowed_cmds, e.tc.allowed_map_types,
-			e.tc.allowed_prog_types, e.tc.allowed_attach_types }, parent, s < 8 ? 0 : 1);
+			e.tc.allowed_prog_types, e.tc.allowed_attach_types }, parent, s < 8 ? 0 : 1,
+			scope, relaxed);
 	if (!nobody || rnd() % 2)
 		chmod(path, rnd() % 3 ? 0666 : 0644);
 }
@@ -672,6 +830,14 @@ static void fz_info(void)
 		CHECK(!!(info->flags & TOK_INFO_REVOKED) == f->tok->revoked,
 		      "token info revoked flag %u, model says %s", info->flags & 1,
 		      f->tok->revoked ? "revoked" : "live");
+	if (len >= offsetof(struct tok_info, depth))
+		CHECK(!!(info->flags & TOK_INFO_RELAXED_VERIFIER) == f->tok->relaxed,
+		      "token info flags %#x, model says %s verifier", info->flags,
+		      f->tok->relaxed ? "relaxed" : "strict");
+	if (len >= offsetof(struct tok_info, id))
+		CHECK(info->cgroup_id == f->tok->cgroup,
+		      "token info cgroup_id %llu, model says %llu",
+		      (unsigned long long)info->cgroup_id, (unsigned long long)f->tok->cgroup);
 }
 
 /*
@@ -815,6 +981,33 @@ static void fz_unlink_rename(void)
 	}
 }
 
+/* Remove the cgroup a/b and make it again (as root): the scope of the
+ * tokens scoped to it, or below it, matches nothing any more; its old fd
+ * becomes the removed cgroup's.
+ */
+static void fz_cgroup_recycle(void)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/a/b", cg_base);
+	if (rmdir(path))
+		return;
+	if (cg_fd[CG_DEAD] >= 0)
+		close(cg_fd[CG_DEAD]);
+	cg_fd[CG_DEAD] = cg_fd[CG_B];
+	cg_id[CG_DEAD] = cg_id[CG_B];
+	cg_fd[CG_B] = -1;
+	if (mkdir(path, 0755) == 0 && (fd = open(path, O_RDONLY | O_DIRECTORY)) >= 0) {
+		cg_fd[CG_B] = fd;
+		cg_id[CG_B] = tok_cgroup_id(fd);
+		cgroup_add(cg_id[CG_B], cg_id[CG_A]);
+	}
+	if (verbose)
+		printf("cgroup a/b removed (id %llu) and made again (id %llu)\n",
+		       (unsigned long long)cg_id[CG_DEAD], (unsigned long long)cg_id[CG_B]);
+}
+
 static void fz_close(void)
 {
 	int i = rnd() % NFDS;
@@ -843,7 +1036,13 @@ static void fuzz_loop(long until_ms)
 		case 9: fz_use(BPF_BTF_LOAD); break;
 		case 10 ... 11: fz_use(BPF_PROG_LOAD); break;
 		case 12 ... 13: fz_unlink_rename(); break;
-		default: fz_close(); break;
+		case 14: fz_close(); break;
+		default:
+			if (!nobody && rnd() % 8 == 0)
+				fz_cgroup_recycle();
+			else
+				fz_close();
+			break;
 		}
 		if (iterations % 64 == 0)
 			check_pins_known();
@@ -886,19 +1085,31 @@ static void seed_tokens(void)
 		{ { ALL_CMDS & ~(1ULL << TOK_CMD_TOKEN_CREATE), ~0ULL,
 		    1ULL << BPF_PROG_TYPE_SOCKET_FILTER, ~0ULL }, 0666 },
 		{ { ALL_CMDS, ~0ULL, ~0ULL, ~0ULL }, 0666 },	/* on fz2 */
+		/* scoped to cgroup a, to a/b with the relaxed verifier */
+		{ { ALL_CMDS, ~0ULL, ~0ULL, ~0ULL }, 0666 },
+		{ { ALL_CMDS, ~0ULL, ~0ULL, ~0ULL }, 0666 },
 	};
+	static const int slot[] = { 0, 1, 2, 3, 4, 8, 5, 6 };
+	static const int cg[] = { -1, -1, -1, -1, -1, -1, CG_A, CG_B };
+	uint32_t flags;
 	char p[300];
 	size_t i;
-	int s;
+	int s, cgfd;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		s = i < 5 ? (int)i : 8;
+		s = slot[i];
 		slot_path(p, sizeof(p), s);
-		if (tok_create(0, p, 0, 0, 0, t[i].set[0], t[i].set[1], t[i].set[2], t[i].set[3]))
+		flags = cg[i] == CG_B ? TOK_F_RELAXED_VERIFIER : 0;
+		cgfd = cg[i] >= 0 ? cg_fd[cg[i]] : 0;
+		if (cgfd < 0)
+			continue;
+		if (tok_create(0, p, 0, flags, 0, cgfd, t[i].set[0], t[i].set[1], t[i].set[2],
+			       t[i].set[3]))
 			continue;
 		chmod(p, t[i].mode);
 		slots[s].kind = PIN_TOKEN;
-		slots[s].tok = new_token(t[i].set, NULL, s < 8 ? 0 : 1);
+		slots[s].tok = new_token(t[i].set, NULL, s < 8 ? 0 : 1,
+					 cg[i] >= 0 ? cg_id[cg[i]] : 0, flags != 0);
 	}
 }
 
@@ -909,7 +1120,7 @@ static int phase(bool as_nobody, long ms)
 	/* Each phase counts its own calls (the nobody child starts with the
 	 * root phase's counters).
 	 */
-	iterations = successes = checks = violations = strays = 0;
+	iterations = successes = checks = violations = strays = scoped = scoped_derived = 0;
 	nobody = as_nobody;
 	if (as_nobody) {
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
@@ -929,20 +1140,82 @@ static int phase(bool as_nobody, long ms)
 			ntokens = ntokens > NTOKENS - 16 ? (reset_fs(), 0) : ntokens;
 	}
 	printf("token_fuzz %s: %ld iterations, %ld successful calls, %ld invariant checks, "
-	       "%ld violations; %ld tokens pinned elsewhere than asked (mutated name or dir fd)\n",
-	       as_nobody ? "nobody" : "root", iterations, successes, checks, violations, strays);
+	       "%ld violations; %ld tokens pinned elsewhere than asked (mutated name or dir fd); "
+	       "%ld tokens with a cgroup scope of their own (%ld derived)\n",
+	       as_nobody ? "nobody" : "root", iterations, successes, checks, violations, strays,
+	       scoped, scoped_derived);
 	return violations ? 1 : 0;
+}
+
+/* The cgroup fds cgroup_fd is picked from: the tree CGROUP2_DIR/
+ * token_fuzz.PID/{a,a/b,c}, a file of it, the root of a named cgroup v1
+ * hierarchy (mounted on DIR/cg1 for an fd of it, then unmounted: the fd
+ * keeps it; none if cgroup v1 is not there).
+ */
+static int cgroups_setup(const char *dir, const char *cgroup2_dir)
+{
+	static const char *const rel[] = { "", "/a", "/a/b", "/c" };
+	char path[300];
+	int c;
+
+	snprintf(cg_base, sizeof(cg_base), "%s/token_fuzz.%d", cgroup2_dir, (int)getpid());
+	for (c = CG_ROOT; c <= CG_C; c++) {
+		snprintf(path, sizeof(path), "%s%s", cg_base, rel[c]);
+		if (mkdir(path, 0755) || (cg_fd[c] = open(path, O_RDONLY | O_DIRECTORY)) < 0) {
+			printf("Error: %s: %s (-c: a cgroup v2 directory)\n", path,
+			       strerror(errno));
+			return -1;
+		}
+		cg_id[c] = tok_cgroup_id(cg_fd[c]);
+		cgroup_add(cg_id[c], c == CG_B ? cg_id[CG_A] : c == CG_ROOT ? 0 : cg_id[CG_ROOT]);
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_base);
+	cg_fd[CG_FILE] = open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "%s/cg1", dir);
+	if (mkdir(path, 0755) == 0) {
+		if (mount("cgroup", path, "cgroup", 0, "none,name=token_fuzz") == 0) {
+			cg_fd[CG_V1] = open(path, O_RDONLY | O_DIRECTORY);
+			umount2(path, MNT_DETACH);
+		} else {
+			printf("token_fuzz: no cgroup v1 hierarchy (%s): its root is not fuzzed\n",
+			       strerror(errno));
+		}
+		rmdir(path);
+	}
+	printf("token_fuzz: cgroup scopes %s{,/a,/a/b,/c}\n", cg_base);
+	return 0;
+}
+
+/* Remove the tree: false if a cgroup of it stays. */
+static bool cgroups_teardown(void)
+{
+	static const char *const rel[] = { "/a/b", "/a", "/c", "" };
+	char path[300];
+	bool ok = true;
+	size_t i;
+
+	if (!cg_base[0])
+		return true;
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", cg_base, rel[i]);
+		if (rmdir(path) && errno != ENOENT) {
+			printf("FAIL: rmdir %s: %s\n", path, strerror(errno));
+			ok = false;
+		}
+	}
+	return ok;
 }
 
 int main(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *cgroup2_dir = "/sys/fs/cgroup";
 	int secs = 20, c, st, rc_root, rc_nobody, i;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:t:n:s:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:n:s:c:v")) != -1) {
 		switch (c) {
+		case 'c': cgroup2_dir = optarg; break;
 		case 'd': dir = optarg; break;
 		case 't': secs = atoi(optarg); break;
 		case 'n': max_iterations = atol(optarg); break;
@@ -982,6 +1255,10 @@ int main(int argc, char **argv)
 	}
 	dirfd_fz = open(dir_fz, O_RDONLY | O_DIRECTORY);
 	dirfd_plain = open(dir_plain, O_RDONLY | O_DIRECTORY);
+	if (cgroups_setup(dir, cgroup2_dir)) {
+		cgroups_teardown();
+		return 1;
+	}
 	closed_fd = open("/dev/null", O_RDONLY);
 	close(closed_fd);
 	for (i = 0; i < NFDS; i++)
@@ -1005,10 +1282,13 @@ int main(int argc, char **argv)
 	reset_fs();
 	umount2(dir_fz, MNT_DETACH);
 	umount2(dir_fz2, MNT_DETACH);
+	if (!cgroups_teardown())
+		rc_root = 1;
 	printf("token_fuzz: %s\n", rc_root || rc_nobody ? "FAIL" : "ok");
 	return rc_root || rc_nobody ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] [-v]\n");
+	fprintf(stderr, "usage: token_fuzz -d DIR [-t SECONDS] [-n ITERATIONS] [-s SEED] "
+		"[-c CGROUP2_DIR] [-v]\n");
 	return 2;
 }

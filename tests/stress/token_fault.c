@@ -2,7 +2,7 @@
 /*
  * token_fault: systematic fault injection into the BPF token paths.
  *
- *   token_fault -d DIR [-n MAX] [OP...]
+ *   token_fault -d DIR [-n MAX] [-c CGROUP2_DIR] [OP...]
  *
  * Run as root, with debugfs mounted on /sys/kernel/debug and a kernel with
  * CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and
@@ -24,11 +24,19 @@
  *    points), the call must succeed, and the operation is done: n - 1
  *    failure points were exercised.
  * Operations (all by default): create (root token), create_userns
- * (BPF_F_TOKEN_USERNS), derive (derived token, no capabilities), obj_get,
- * map_create, btf_load, prog_load (through a token, no capabilities).
+ * (BPF_F_TOKEN_USERNS), create_cgroup (BPF_F_TOKEN_CGROUP), derive (derived
+ * token, no capabilities), obj_get, map_create, btf_load, prog_load
+ * (through a token, no capabilities).
  * Prints one line per operation with the number of failure points and the
- * errors returned. Exit status: 0 if every check held, 1 if not, 2 on bad
- * usage.
+ * errors returned.
+ *
+ * create_cgroup scopes its tokens to a cgroup of its own,
+ * CGROUP2_DIR/token_fault.PID/scope (CGROUP2_DIR: a cgroup v2 directory,
+ * default /sys/fs/cgroup), removed at the end: once it is, the cgroup must
+ * be freed (token_fault.PID's cgroup.stat counts no dying descendant): a
+ * cgroup reference leaked on an error path keeps it dying.
+ *
+ * Exit status: 0 if every check held, 1 if not, 2 on bad usage.
  */
 #define _GNU_SOURCE
 #include <sys/mount.h>
@@ -40,7 +48,9 @@
 		  (1ULL << BPF_PROG_LOAD) | (1ULL << TOK_CMD_TOKEN_CREATE))
 
 static char fi_dir[256], parent_path[300], child_path[300];
-static int fail_fd = -1, parent_fd = -1, userns_fd = -1;
+static int fail_fd = -1, parent_fd = -1, userns_fd = -1, cgroup_fd = -1;
+static const char *cgroup2_dir = "/sys/fs/cgroup";
+static char cg_dir[300], cg_scope[320];
 static long baseline;
 static int max_n = 5000;
 static int failures;
@@ -142,18 +152,24 @@ struct op {
 
 static long call_create(void)
 {
-	return tok_create(0, child_path, 0, 0, 0, ALL_CMDS, ~0ULL, ~0ULL, ~0ULL);
+	return tok_create(0, child_path, 0, 0, 0, 0, ALL_CMDS, ~0ULL, ~0ULL, ~0ULL);
 }
 
 static long call_create_userns(void)
 {
-	return tok_create(0, child_path, 0, TOK_F_USERNS, userns_fd, ALL_CMDS,
+	return tok_create(0, child_path, 0, TOK_F_USERNS, userns_fd, 0, ALL_CMDS,
 			  ~0ULL, ~0ULL, ~0ULL);
+}
+
+static long call_create_cgroup(void)
+{
+	return tok_create(0, child_path, 0, 0, 0, cgroup_fd, ALL_CMDS, ~0ULL, ~0ULL,
+			  ~0ULL);
 }
 
 static long call_derive(void)
 {
-	return tok_create(0, child_path, parent_fd, 0, 0, 1ULL << BPF_MAP_CREATE,
+	return tok_create(0, child_path, parent_fd, 0, 0, 0, 1ULL << BPF_MAP_CREATE,
 			  1ULL << BPF_MAP_TYPE_ARRAY, 0, 0);
 }
 
@@ -180,6 +196,7 @@ static long call_prog(void)
 static const struct op ops[] = {
 	{ "create", false, 0, true, call_create },
 	{ "create_userns", false, 0, true, call_create_userns },
+	{ "create_cgroup", false, 0, true, call_create_cgroup },
 	{ "derive", true, ALL_CMDS, true, call_derive },
 	{ "obj_get", true, ALL_CMDS, false, call_obj_get },
 	{ "map_create", true, 1ULL << BPF_MAP_CREATE, false, call_map },
@@ -201,7 +218,7 @@ static int prepare(const struct op *op)
 
 	if (!op->parent_cmds)
 		return 0;
-	err = tok_create(0, parent_path, 0, 0, 0, op->parent_cmds, ~0ULL, ~0ULL, ~0ULL);
+	err = tok_create(0, parent_path, 0, 0, 0, 0, op->parent_cmds, ~0ULL, ~0ULL, ~0ULL);
 	if (err) {
 		FAIL("%s: creating the test's token %s: %s", op->name, parent_path,
 		     strerror(-err));
@@ -303,6 +320,67 @@ static void run_op(const struct op *op)
 	fflush(stdout);
 }
 
+/* The cgroup create_cgroup scopes its tokens to: CGROUP2_DIR/token_fault.PID/
+ * scope, and an fd of it.
+ */
+static int cgroup_setup(void)
+{
+	snprintf(cg_dir, sizeof(cg_dir), "%s/token_fault.%d", cgroup2_dir, (int)getpid());
+	snprintf(cg_scope, sizeof(cg_scope), "%s/scope", cg_dir);
+	if (mkdir(cg_dir, 0755) || mkdir(cg_scope, 0755)) {
+		printf("Error: mkdir %s: %s (-c: a cgroup v2 directory)\n", cg_scope,
+		       strerror(errno));
+		rmdir(cg_dir);
+		cg_dir[0] = '\0';
+		return -1;
+	}
+	cgroup_fd = open(cg_scope, O_RDONLY | O_DIRECTORY);
+	if (cgroup_fd < 0) {
+		printf("Error: %s: %s\n", cg_scope, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* cgroup.stat's nr_dying_descendants of @dir, or -1. */
+static long dying_descendants(const char *dir)
+{
+	char path[350], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nr_dying_descendants %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Remove the scope: it must be freed, not stay dying. */
+static void cgroup_teardown(void)
+{
+	long end, n;
+
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
+	if (!cg_dir[0])
+		return;
+	if (rmdir(cg_scope) && errno != ENOENT)
+		FAIL("rmdir %s: %s", cg_scope, strerror(errno));
+	end = tok_now_ms() + 10000;
+	while ((n = dying_descendants(cg_dir)) > 0 && tok_now_ms() < end)
+		usleep(20000);
+	if (n != 0)
+		FAIL("%s is still dying 10 s after its removal (nr_dying_descendants %ld): "
+		     "a cgroup reference leaked", cg_scope, n);
+	if (rmdir(cg_dir))
+		FAIL("rmdir %s: %s", cg_dir, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -311,10 +389,11 @@ int main(int argc, char **argv)
 	bool sel[sizeof(ops) / sizeof(ops[0])] = { false };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:n:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:c:")) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'n': max_n = atoi(optarg); break;
+		case 'c': cgroup2_dir = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -350,19 +429,27 @@ int main(int argc, char **argv)
 		printf("Error: no bpf_token cache in /proc/slabinfo\n");
 		return 1;
 	}
-	if (setup_fault_injection())
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if ((!nsel || sel[k]) && ops[k].call == call_create_cgroup && cgroup_setup()) {
+			cgroup_teardown();
+			return 1;
+		}
+	if (setup_fault_injection()) {
+		cgroup_teardown();
 		return 1;
+	}
 	printf("token_fault: live tokens before: %ld\n", baseline);
 
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
 		if (!nsel || sel[k])
 			run_op(&ops[k]);
 
+	cgroup_teardown();
 	umount2(fi_dir, MNT_DETACH);
 	printf("token_fault: %s (%d failed checks)\n", failures ? "FAIL" : "ok", failures);
 	return failures ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: token_fault -d DIR [-n MAX] [OP...]\n");
+	fprintf(stderr, "usage: token_fault -d DIR [-n MAX] [-c CGROUP2_DIR] [OP...]\n");
 	return 2;
 }

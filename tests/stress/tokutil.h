@@ -2,9 +2,10 @@
 /* Raw bpf(2) helpers shared by the token stress, fault-injection and fuzz
  * programs (tests/stress, tests/fuzz). No libbpf: the programs control every
  * attribute byte, and the layouts of BPF_TOKEN_CREATE's attr (up to
- * userns_fd) and of struct bpf_token_info (up to depth) are spelled out
+ * cgroup_fd) and of struct bpf_token_info (up to id) are spelled out
  * here, as SPEC.md defines them, so that the tests do not silently follow a
- * header that drifted.
+ * header that drifted (a header that no longer agrees with them fails the
+ * build, see the assertions below).
  */
 #ifndef TOKUTIL_H
 #define TOKUTIL_H
@@ -19,23 +20,31 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/capability.h>
 
 #define TOK_CMD_TOKEN_CREATE	36
-#define TOK_F_USERNS		(1U << 0)
+/* BPF_TOKEN_CREATE flags: BPF_F_TOKEN_* */
+#define TOK_F_USERNS		(1U << 0)	/* userns_fd is read */
+#define TOK_F_CGROUP		(1U << 1)	/* cgroup_fd is read */
 #define TOK_F_PIN		(1U << 2)
-#define TOK_F_PARENT		(1U << 3)
+#define TOK_F_PARENT		(1U << 3)	/* token_fd is read */
+#define TOK_F_RELAXED_VERIFIER	(1U << 4)
+#define TOK_F_ALL		(TOK_F_USERNS | TOK_F_CGROUP | TOK_F_PIN | \
+				 TOK_F_PARENT | TOK_F_RELAXED_VERIFIER)
 /* map_flags, prog_flags, btf_flags: the token fd field is set */
 #define TOK_F_TOKEN_FD		(1U << 16)
+/* struct tok_info flags: BPF_TOKEN_INFO_* */
 #define TOK_INFO_REVOKED	(1U << 0)
+#define TOK_INFO_RELAXED_VERIFIER	(1U << 1)
 /* the kernel-internal ENOTSUPP, leaked to user space by a few paths */
 #define ENOTSUPP_		524
 
 /* union bpf_attr for BPF_TOKEN_CREATE: mainline's flags and bpffs_fd, then
- * the pinned tokens' fields, up to userns_fd.
+ * the pinned tokens' fields, up to cgroup_fd.
  */
 struct tok_create_attr {
 	uint32_t flags;
@@ -48,9 +57,13 @@ struct tok_create_attr {
 	uint64_t allowed_prog_types;
 	uint64_t allowed_attach_types;
 	uint32_t userns_fd;
+	uint32_t cgroup_fd;
 };
 
-/* struct bpf_token_info with the round-2 extension. */
+/* struct bpf_token_info with the round-2 extension, the cgroup scope and the
+ * token's id. An info_len of 32 gets the allowed_* fields, of 88 up to
+ * depth, of 96 up to cgroup_id.
+ */
 struct tok_info {
 	uint64_t allowed_cmds;
 	uint64_t allowed_maps;
@@ -64,7 +77,26 @@ struct tok_info {
 	uint64_t userns_ino;
 	uint32_t flags;
 	uint32_t depth;
+	uint64_t cgroup_id;	/* 0: no cgroup scope */
+	uint64_t id;
 };
+
+/* The layouts above are this file's; the UAPI header the programs are built
+ * with must agree with them.
+ */
+_Static_assert(sizeof(struct tok_create_attr) == 64, "tok_create_attr layout");
+_Static_assert(offsetof(struct tok_create_attr, cgroup_fd) ==
+	       offsetof(union bpf_attr, token_create.cgroup_fd) -
+	       offsetof(union bpf_attr, token_create), "token_create.cgroup_fd");
+_Static_assert(offsetof(struct tok_create_attr, userns_fd) ==
+	       offsetof(union bpf_attr, token_create.userns_fd) -
+	       offsetof(union bpf_attr, token_create), "token_create.userns_fd");
+_Static_assert(sizeof(struct tok_info) == 104, "tok_info layout");
+_Static_assert(offsetof(struct tok_info, cgroup_id) == 88, "tok_info.cgroup_id");
+_Static_assert(TOK_F_CGROUP == BPF_F_TOKEN_CGROUP &&
+	       TOK_F_RELAXED_VERIFIER == BPF_F_TOKEN_RELAXED_VERIFIER &&
+	       TOK_F_USERNS == BPF_F_TOKEN_USERNS && TOK_F_PIN == BPF_F_TOKEN_PIN &&
+	       TOK_F_PARENT == BPF_F_TOKEN_PARENT, "BPF_F_TOKEN_* flags");
 
 /* The attr buffer handed to the kernel: a full union bpf_attr (plus room),
  * zeroed, so that every trailing byte the kernel checks is zero.
@@ -88,16 +120,25 @@ static inline long tok_bpf_err(int cmd, void *attr, unsigned int size)
 	return r < 0 ? -errno : r;
 }
 
+/* BPF_TOKEN_CREATE of a token pinned at @path (relative to @path_fd, 0 for
+ * the cwd): 0 or -errno. @parent_fd and @cgroup_fd 0 stand for none; any
+ * other value (a negative one too: a bad fd) sets BPF_F_TOKEN_PARENT /
+ * BPF_F_TOKEN_CGROUP and is passed in token_fd / cgroup_fd. The other
+ * flags (TOK_F_USERNS with @userns_fd, TOK_F_RELAXED_VERIFIER) are the
+ * caller's: @flags is passed as it is.
+ */
 static inline int tok_create(int path_fd, const char *path, int parent_fd,
-			     uint32_t flags, uint32_t userns_fd, uint64_t cmds,
-			     uint64_t maps, uint64_t progs, uint64_t attach)
+			     uint32_t flags, uint32_t userns_fd, int cgroup_fd,
+			     uint64_t cmds, uint64_t maps, uint64_t progs,
+			     uint64_t attach)
 {
 	union tok_attr_buf b;
 
 	memset(&b, 0, sizeof(b));
-	/* a pinned token; parent_fd 0 stands for none */
-	b.tc.flags = flags | TOK_F_PIN | (parent_fd ? TOK_F_PARENT : 0);
+	b.tc.flags = flags | TOK_F_PIN | (parent_fd ? TOK_F_PARENT : 0) |
+		     (cgroup_fd ? TOK_F_CGROUP : 0);
 	b.tc.token_fd = parent_fd;
+	b.tc.cgroup_fd = cgroup_fd;
 	b.tc.bpffs_fd = path_fd;
 	b.tc.pin_pathname = (uintptr_t)path;
 	b.tc.allowed_cmds = cmds;
@@ -211,11 +252,14 @@ static inline int tok_btf_load(int token_fd)
 	return tok_bpf_err(BPF_BTF_LOAD, &b, sizeof(b.attr));
 }
 
-/* `r0 = 0; exit` (XDP_ABORTED, or "drop" for a socket filter). */
-static inline int tok_prog_load(uint32_t type, uint32_t attach, int token_fd)
+/* `r0 = @r0; exit`: 0 is XDP_ABORTED, "drop" for a socket filter and a
+ * cgroup skb program; 1 lets a cgroup skb program's packets through.
+ */
+static inline int tok_prog_load_r0(uint32_t type, uint32_t attach, int token_fd,
+				   int32_t r0)
 {
-	static const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = r0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	union tok_attr_buf b;
@@ -231,6 +275,51 @@ static inline int tok_prog_load(uint32_t type, uint32_t attach, int token_fd)
 		b.attr.prog_token_fd = token_fd;
 	}
 	return tok_bpf_err(BPF_PROG_LOAD, &b, sizeof(b.attr));
+}
+
+/* `r0 = 0; exit` (XDP_ABORTED, or "drop" for a socket filter). */
+static inline int tok_prog_load(uint32_t type, uint32_t attach, int token_fd)
+{
+	return tok_prog_load_r0(type, attach, token_fd, 0);
+}
+
+/* BPF_PROG_ATTACH of @prog_fd to the cgroup (or other target) @target_fd:
+ * 0 or -errno.
+ */
+static inline int tok_prog_attach(int prog_fd, int target_fd, uint32_t attach,
+				  uint32_t flags)
+{
+	union tok_attr_buf b;
+
+	memset(&b, 0, sizeof(b));
+	b.attr.target_fd = target_fd;
+	b.attr.attach_bpf_fd = prog_fd;
+	b.attr.attach_type = attach;
+	b.attr.attach_flags = flags;
+	return tok_bpf_err(BPF_PROG_ATTACH, &b, sizeof(b.attr));
+}
+
+/* BPF_PROG_DETACH of @prog_fd (0: whatever is attached) from @target_fd. */
+static inline int tok_prog_detach(int prog_fd, int target_fd, uint32_t attach)
+{
+	union tok_attr_buf b;
+
+	memset(&b, 0, sizeof(b));
+	b.attr.target_fd = target_fd;
+	b.attr.attach_bpf_fd = prog_fd;
+	b.attr.attach_type = attach;
+	return tok_bpf_err(BPF_PROG_DETACH, &b, sizeof(b.attr));
+}
+
+/* The id of the cgroup v2 directory @fd refers to, as struct tok_info's
+ * cgroup_id reports it (the directory's inode number, on 64-bit kernels);
+ * 0 if @fd is not open.
+ */
+static inline uint64_t tok_cgroup_id(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
 static inline int tok_map_update(int map_fd, uint32_t key, uint64_t val)

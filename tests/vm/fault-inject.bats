@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # Systematic fault injection (tests/stress/token_fault.c): every fault
 # point (failslab, fail_page_alloc) met by BPF_TOKEN_CREATE (root, userns-
-# bound, derived), BPF_OBJ_GET of a token and map/BTF/prog creation through
-# a token fails once, through /proc/thread-self/fail-nth; each failing call
-# returns an error, leaves nothing pinned, no fd and no token behind.
+# bound, cgroup-scoped, derived), BPF_OBJ_GET of a token and map/BTF/prog
+# creation through a token fails once, through /proc/thread-self/fail-nth;
+# each failing call returns an error, leaves nothing pinned, no fd and no
+# token behind (nor a reference to the scope's cgroup).
 #
 # Injected allocation failures make vmalloc print "vmalloc error" reports
 # with a stack trace: those are expected here and taken out of the kernel
@@ -48,7 +49,7 @@ filtered_trouble() {
 	echo "$output"
 	[[ $status == 0 ]]
 	[[ ${lines[-1]} == "token_fault: ok (0 failed checks)" ]]
-	for op in create create_userns derive obj_get map_create btf_load prog_load; do
+	for op in create create_userns create_cgroup derive obj_get map_create btf_load prog_load; do
 		line=$(grep "^$op: " <<<"$output")
 		[[ $line =~ ^$op:\ ([0-9]+)\ failure\ points,\ ([0-9]+)\ failed\ cleanly ]]
 		# every operation allocates at least once
