@@ -254,6 +254,26 @@ static bool id_in(uint64_t id, const uint64_t *ids, int n)
 	return false;
 }
 
+/* A root token pinned at slot @slot of mount @m, with random sets (from
+ * @r2), maybe relaxed and scoped to the cgroup @cg (0: none), counted as @op;
+ * only a privileged process may make one, and everyone may use it.
+ */
+static void create_root(char *path, size_t sz, int m, int slot,
+			uint32_t flags, int cg, uint64_t r2, enum op op)
+{
+	long ret;
+
+	pin_path(path, sz, m, 't', slot);
+	ret = tok_create(0, path, 0, flags, 0, cg, rand_cmds(r2 >> 16),
+			 rand_maps(r2 >> 24), rand_progs(r2 >> 32), ~0ULL);
+	count(op, ret);
+	if (ret == 0 && !privileged)
+		violation("%s: a process without capabilities created a root token (%ld)",
+			  path, ret);
+	if (ret == 0)
+		chmod(path, 0666);
+}
+
 /* Open a token pin, load a cgroup skb program through it and attach it to a
  * cgroup of the tree inside or outside the token's scope, then mostly
  * detach it. The token fd and the program fd are the thread's own (no
@@ -375,15 +395,7 @@ static void do_op(uint64_t *seed)
 
 	switch (r % 40) {
 	case 0 ... 2: /* root token */
-		pin_path(path, sizeof(path), m, 't', slot);
-		ret = tok_create(0, path, 0, 0, 0, 0, rand_cmds(r2 >> 16),
-				 rand_maps(r2 >> 24), rand_progs(r2 >> 32), ~0ULL);
-		count(OP_CREATE, ret);
-		if (ret == 0 && !privileged)
-			violation("%s: a process without capabilities created a root token (%ld)",
-				  path, ret);
-		if (ret == 0)
-			chmod(path, 0666);
+		create_root(path, sizeof(path), m, slot, 0, 0, r2, OP_CREATE);
 		break;
 	case 3 ... 5: /* derived token */
 		pin_path(path, sizeof(path), m, 't', slot);
@@ -468,16 +480,8 @@ static void do_op(uint64_t *seed)
 		cg = cg_open((r2 >> 40) % NR_CG);
 		if (cg < 0)	/* being made again */
 			break;
-		pin_path(path, sizeof(path), m, 't', slot);
-		ret = tok_create(0, path, 0, relaxed, 0, cg, rand_cmds(r2 >> 16),
-				 rand_maps(r2 >> 24), rand_progs(r2 >> 32), ~0ULL);
-		count(OP_SCOPED, ret);
+		create_root(path, sizeof(path), m, slot, relaxed, cg, r2, OP_SCOPED);
 		close(cg);
-		if (ret == 0 && !privileged)
-			violation("%s: a process without capabilities created a root token (%ld)",
-				  path, ret);
-		if (ret == 0)
-			chmod(path, 0666);
 		break;
 	case 34 ... 35: /* derived token with a scope, within its parent's or not */
 		cg = cg_open((r2 >> 40) % NR_CG);
