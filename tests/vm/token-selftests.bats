@@ -88,3 +88,4 @@ run_subtest() {
 @test "token/token_replace_scope" { run_subtest token_replace_scope; }
 @test "token/token_abi" { run_subtest token_abi; }
 @test "token/token_delegated" { run_subtest token_delegated; }
+@test "token/token_caller_checks" { run_subtest token_caller_checks; }
