@@ -4,7 +4,9 @@
 # with rst2html), the files the operator's guide shows are the ones in
 # Documentation/examples/ byte for byte (and every example is shown), and
 # the example systemd unit passes `systemd-analyze verify` in a root that
-# holds what `make install` and the guide install.
+# holds what `make install` and the guide install; the checks that compare
+# what bpftool token prints with what the guide and the man page say are
+# tests/host/docs_check.py, with unit tests in tests/host/docs_check_test.py.
 
 bats_require_minimum_version 1.5.0
 
@@ -17,6 +19,8 @@ setup() {
 	GUIDE=$DOC/operators-guide.rst
 	KSRC=${KSRC:-$BUILD/linux}
 	T=$BATS_TEST_TMPDIR
+	# the Python of the checks below, and its unit tests
+	DOCS_CHECK=$TOP/tests/host/docs_check.py
 }
 
 # rst_ok TOOL FILE: TOOL --halt=warning FILE succeeds and says nothing. The
@@ -153,25 +157,7 @@ make_root() {
 # (bpftool's own: BAD_ARG()...); TOKEN_HELP_HINT expanded. One format per
 # line.
 messages() {
-	python3 - "$TOP/bpftool" "$@" <<'PY'
-import glob, os, re, sys
-src, hints = '', {}
-for f in sorted(glob.glob(sys.argv[1] + '/*.[ch]')) + sys.argv[2:] + \
-        sorted(glob.glob(sys.argv[1] + '/patches/*.patch')):
-    text = open(f).read()
-    if f.endswith('.patch'):
-        # the lines the registration patches add
-        text = '\n'.join(l[1:] for l in text.split('\n') if l.startswith('+'))
-    for name, val in re.findall(r'#define\s+(\w+)\s+("[^"\n]*")\n', text):
-        hints[name] = val
-    src += text + '\n'
-lit = r'"(?:[^"\\]|\\.)*"'
-for call in re.findall(r'(?:p_err\(|snprintf\(err, err \? err_sz : 0,)\s*((?:' + lit +
-                       r'|\s|' + '|'.join(hints) + r')+)', src):
-    for name, val in hints.items():
-        call = call.replace(name, val)
-    print(''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', call)).replace('\\"', '"'))
-PY
+	python3 "$DOCS_CHECK" messages "$TOP/bpftool" "$@"
 }
 
 @test "docs: the guide's troubleshooting names every error message of bpftool token" {
@@ -179,25 +165,7 @@ PY
 	[[ $status == 0 ]]
 	echo "${#lines[@]} messages"
 	((${#lines[@]} >= 50))
-	run python3 - "$GUIDE" <(echo "$output") <<'PY'
-import re, sys
-guide = ' '.join(open(sys.argv[1]).read().split())
-missing = []
-for fmt in open(sys.argv[2]).read().split('\n'):
-    # the guide says which messages end with the hint; an invalid set is
-    # token_names.c's caller's bug, never the user's
-    fmt = fmt.replace(" (see 'bpftool token help')", '')
-    if fmt.startswith('invalid token set'):
-        continue
-    # the fixed words of the message, between its conversions
-    for part in re.split(r'%[-0-9.*]*l*[a-z]', fmt):
-        part = ' '.join(part.split()).strip(" '")
-        if len(part) >= 6 and part not in guide:
-            missing.append(part)
-for m in missing:
-    print('not in the guide:', repr(m))
-sys.exit(1 if missing else 0)
-PY
+	run python3 "$DOCS_CHECK" troubleshooting "$GUIDE" <(echo "$output")
 	echo "$output"
 	[[ $status == 0 ]]
 }
@@ -207,55 +175,14 @@ PY
 # entries and of its paragraph of usage errors (libbpf's messages, commands
 # and the hint aside), and the man page's "Error: " lines.
 doc_messages() {
-	python3 - "$GUIDE" "$DOC/bpftool-token.rst" <<'PY'
-import re, sys
-guide = open(sys.argv[1]).read()
-sec = guide[guide.index('\nTroubleshooting\n'):]
-sec = sec[:re.search(r'\n[^\n]+\n=+\n', sec[20:]).start() + 20]
-texts = []
-lines = sec.split('\n')
-for i, l in enumerate(lines[:-1]):
-    if l.startswith('``') and lines[i + 1].startswith('    '):
-        texts.append(l)
-usage = sec[sec.index('Usage errors of'):]
-texts.append(' '.join(usage[:usage.index('\n\n')].split()))
-for t in texts:
-    for m in re.findall(r'``(.+?)``', t):
-        if (m.startswith('libbpf:') or ' ' not in m or m.startswith('(see ') or
-                re.fullmatch(r'(token|prog|map) [a-z]+', m)):
-            continue
-        print(m)
-for l in open(sys.argv[2]).read().split('\n'):
-    if l.strip().startswith('Error: '):
-        print(l.strip()[len('Error: '):])
-PY
+	python3 "$DOCS_CHECK" doc-messages "$GUIDE" "$DOC/bpftool-token.rst"
 }
 
 # unknown_messages FILE: the lines of FILE (quoted messages) that match none
 # of the formats of messages (placeholders such as PATH, N or ... stand for a
 # conversion; the hint may be left out).
 unknown_messages() {
-	python3 - <(messages "$KSRC/tools/bpf/bpftool/main.h") "$1" <<'PY'
-import re, sys
-hint = " (see 'bpftool token help')"
-pats = []
-for fmt in open(sys.argv[1]).read().split('\n'):
-    if not fmt:
-        continue
-    for f in (fmt, fmt.replace(hint, '')):
-        # a format that is all conversions ("%s", token_names.c's
-        # message) says nothing of its own
-        if len(re.sub(r'%[-0-9.*]*l*[a-z]', '', f).strip()) < 3:
-            continue
-        # a number is one word (N), a string anything
-        pat = re.sub(r'%[-0-9.*]*l*[diux]|%[-0-9.*]*s|[^%]+',
-                     lambda m: (r'\S+' if m.group()[-1] in 'diux' and m.group()[0] == '%'
-                                else '.+' if m.group()[0] == '%' else re.escape(m.group())), f)
-        pats.append('(?s)' + pat)
-for q in open(sys.argv[2]).read().split('\n'):
-    if q and not any(re.fullmatch(p, q) for p in pats):
-        print(q)
-PY
+	python3 "$DOCS_CHECK" unknown-messages <(messages "$KSRC/tools/bpf/bpftool/main.h") "$1"
 }
 
 @test "docs: every error message the guide and the man page quote is one bpftool prints" {
@@ -277,46 +204,13 @@ PY
 # and print_token_json() (and the set names of token_names.c's table), as
 # "plain KEY" and "json KEY" lines.
 show_keys() {
-	python3 - "$TOP/bpftool" <<'PY'
-import re, sys
-d = sys.argv[1]
-src = open(d + '/token.c').read()
-def body(name):
-    i = src.index('\nstatic void ' + name + '(')
-    return src[i:src.index('\n}\n', i)]
-sets = re.findall(r'\{ "\w+",\s+"(allowed_\w+)"', open(d + '/token_names.c').read())
-uses = re.findall(r'\[TOKEN_USE_\w+\]\s*= "(\w+)"', src)
-plain = set(sets) | set(re.findall(r'\\t([\w-]+)', body('print_token_plain')))
-json = set(sets) | set(uses) | set(re.findall(r'jsonw_\w+\(json_wtr, "(\w+)"',
-        body('print_token_json') + body('print_cgroup_json')))
-for k in sorted(plain):
-    print('plain', k)
-for k in sorted(json):
-    print('json', k)
-PY
+	python3 "$DOCS_CHECK" show-keys "$TOP/bpftool"
 }
 
 # example_keys: the keys of the outputs of show, list and create -j in the
 # man page's examples, as show_keys prints them.
 example_keys() {
-	python3 - "$DOC/bpftool-token.rst" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-ex = text[text.index('\nEXAMPLES\n'):]
-blocks = re.findall(r'\*\*[#$] (bpftool[^*]*)\*\*\n\n::\n\n((?:(?:  |\t)[^\n]*\n|\n)+)', ex)
-keys = set()
-for cmd, out in blocks:
-    if not re.search(r'token (show|list)|-j token create|-p token create', cmd):
-        continue
-    for l in out.split('\n'):
-        m = re.match(r'\t([\w-]+)(:| |$)', l)
-        if m:
-            keys.add(('plain', m.group(1)))
-        for k in re.findall(r'"(\w+)":', l):
-            keys.add(('json', k))
-for k in sorted(keys):
-    print(*k)
-PY
+	python3 "$DOCS_CHECK" example-keys "$DOC/bpftool-token.rst"
 }
 
 @test "docs: the man page's examples of show and list have exactly the keys show prints" {
@@ -331,4 +225,12 @@ PY
 	grep -qx 'plain revoked' <<<"$code"
 	grep -qx 'plain root-equivalent' <<<"$code"
 	grep -qx 'json root_equivalent' <<<"$code"
+}
+
+@test "docs: unit tests of the checks' Python: each catches what it is there to catch (tests/host/docs_check_test.py)" {
+	run python3 "$TOP/tests/host/docs_check_test.py" -v
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ ${lines[-1]} == OK ]]
+	[[ $output != *skipped* ]]
 }
