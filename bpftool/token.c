@@ -26,6 +26,7 @@
 #include "main.h"
 #include "token_abi.h"
 #include "token_formats.h"
+#include "token_kmem.h"
 #include "token_needs.h"
 #include "token_trial.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* BPF tokens in bpftool: what token.c, token_needs.c, prog.c and map.c share
+/* BPF tokens in bpftool: what token.c, token_check.c, prog.c and map.c share
  * (token_info.c, token_cgroup.c).
  */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* What loading BPF objects needs from a BPF token, and what a token lacks. */
+/* What loading BPF objects needs from a BPF token. */
 
 #ifndef __BPF_TOOL_TOKEN_NEEDS_H
 #define __BPF_TOOL_TOKEN_NEEDS_H
@@ -7,20 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/bpf.h>
-#include <linux/capability.h>
+#include <linux/compiler.h>
 
 #include <bpf/libbpf.h>
 
 #include "token.h"
 #include "token_names.h"
-
-/* The capabilities a token stands in for, which older UAPI headers lack */
-#ifndef CAP_PERFMON
-#define CAP_PERFMON		38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF			39
-#endif
 
 /* One element of a set that an object needs, and what needs it. */
 struct token_need {
@@ -40,7 +32,9 @@ struct token_need {
 struct token_kmem {
 	char *object;		/* the object file */
 	char *prog;		/* the program's name */
-	__u32 helpers;		/* bit i: it calls token_kmem_helper_name(i) */
+	__u32 helpers;		/* bit i: it calls token_kmem_helper_name(i),
+				 * token_kmem.h
+				 */
 };
 
 struct token_needs {
@@ -65,13 +59,37 @@ struct token_needs {
 	size_t file_cnt;
 };
 
-
-/* The name of helper @i of struct token_kmem's helpers ("bpf_trace_printk"),
- * NULL past the last one.
- */
-const char *token_kmem_helper_name(unsigned int i);
-
 void token_needs_free(struct token_needs *n);
+
+/* Add to @n bit @bit of @set, needed by what @fmt names ("map 'name'");
+ * @optional if libbpf goes on without it. Returns 0, or -1 after an error.
+ */
+__printf(5, 6)
+int token_needs_add(struct token_needs *n, enum token_set set, unsigned int bit,
+		    bool optional, const char *fmt, ...);
+
+/* Add what loading @obj, as it is set up now (program types, autoload, maps
+ * reused or not), needs: libbpf creates every map it does not reuse,
+ * including its internal ones (.rodata, .data, .bss, .kconfig) and the inner
+ * map of a map-in-map; loads every program whose autoload is on, with its
+ * program type and, where the kernel consults it at load, its expected attach
+ * type; and loads the object's BTF. An
+ * extension (freplace) program also needs to read its target's BTF by id.
+ * A fentry/fexit program that an application retargets at a BPF program
+ * needs that too, but only the application knows it does.
+ * libbpf's feature probes need nothing more: under a token it takes the
+ * features that every kernel with tokens has for granted. @file names the
+ * object in errors. What its programs read of kernel memory is
+ * token_kmem_add_object()'s.
+ */
+int token_needs_add_object(struct token_needs *n, struct bpf_object *obj,
+			   const char *file);
+
+/* Add to @n that program @prog of object file @file calls @helpers (bits of
+ * struct token_kmem's helpers). Returns 0, or -1 after an error.
+ */
+int token_needs_add_kmem(struct token_needs *n, const char *file,
+			 const char *prog, __u32 helpers);
 
 /* Add what loading the BPF object file @file with libbpf needs to @n. Prints
  * an error naming @file and returns -1 if it is not a BPF object file libbpf
@@ -99,25 +117,5 @@ int token_needs_add_tracing(struct token_needs *n, __u64 progs);
  */
 void token_needs_mainline_sets(const struct token_needs *n,
 			       __u64 sets[__TOKEN_SET_MAX]);
-
-/* Compare what @obj (opened from @file, not loaded, as it is set up now) or a
- * map of @type needs with what the token at @path, open as @token_fd, allows:
- * for programs that read kernel memory, a tracing program type. If it
- * lacks something the load or the creation can't do without, a caller
- * without CAP_BPF or CAP_SYS_ADMIN (in the initial user namespace) gets one
- * error naming everything missing and -1: the kernel would refuse it. A
- * privileged caller gets the same text as a warning and 0, as does anyone
- * for what can be done without (the object's BTF). The same for a revoked
- * token.
- */
-/* The effective capabilities of the caller (bit (1ULL << CAP_*)), if it is in
- * the initial user namespace, where they give BPF powers; 0 elsewhere.
- */
-__u64 token_caller_caps(void);
-
-int token_check_object(const char *path, int token_fd, struct bpf_object *obj,
-		       const char *file);
-int token_check_map_create(const char *path, int token_fd,
-			   enum bpf_map_type type, const char *map_name);
 
 #endif

@@ -37,6 +37,7 @@
 #include <bpf/libbpf.h>
 
 #include "main.h"
+#include "token_check.h"
 #include "token_trial.h"
 
 /* What the child keeps: the capabilities a token stands in for */

@@ -5,9 +5,9 @@
 #   bpftool.sh install   -> $DESTDIR$PREFIX/{sbin,share/man/man8,share/bash-completion}
 #
 # Sources are assembled in build/bpftool-stage: the tree's tools/bpf/bpftool,
-# then bpftool/*.[ch], Documentation/bpftool-*.rst (the man page sources) and
-# bash-completion/bpftool (the tree's completion with the token parts) copied
-# on top, then bpftool/patches/*.patch applied with `patch -p1`. The
+# then bpftool/*.[ch] and Documentation/bpftool-*.rst (the man page sources)
+# copied on top, then bpftool/patches/*.patch applied with `patch -p1` (the
+# changes to the tree's own files, its bash completion among them). The
 # result is synced by content into build/bpftool-src/tools/bpf/bpftool, so an
 # unchanged file keeps its mtime and make rebuilds only what changed. The
 # tools/bpf/bpftool nesting keeps bpftool's `include ../../scripts/...` working
@@ -29,7 +29,6 @@ assemble() {
 	shopt -s nullglob
 	for f in "$OVL"/*.c "$OVL"/*.h; do cp -p "$f" "$STAGE/"; done
 	for f in "$TOP"/Documentation/bpftool-*.rst; do cp -p "$f" "$STAGE/Documentation/"; done
-	cp -p "$TOP/bash-completion/bpftool" "$STAGE/bash-completion/bpftool"
 	for p in "$OVL"/patches/*.patch; do
 		patch -p1 -s -N --no-backup-if-mismatch -d "$STAGE" <"$p" ||
 			die "bpftool/patches/$(basename "$p") does not apply to tools/bpf/bpftool (+ overlay)"

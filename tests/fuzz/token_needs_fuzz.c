@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* libFuzzer target for bpftool's parse of BPF object files
- * (bpftool/token_needs.c): what `bpftool token needs OBJ` and `bpftool token
- * create ... object OBJ` do with an object that may come from an untrusted
- * container image (oci/oci-hook).
+ * (bpftool/token_needs.c, token_kmem.c, token_check.c): what `bpftool token
+ * needs OBJ` and `bpftool token create ... object OBJ` do with an object
+ * that may come from an untrusted container image (oci/oci-hook).
  *
  * Each input is written to a memfd and handed, as /proc/self/fd/N (as the
  * OCI hook hands bpftool the objects), to token_needs_add_file():
  * token_object_read() (token_object.c: read once, limits, the checks of what
  * libbpf trusts), libbpf's bpf_object__open_mem() on those bytes,
- * token_needs_add_object(), add_kernel_memory() (the ELF call-graph scan)
- * and add_file_name(): bpftool's own code. Then, for an object it accepts,
- * token_needs_add_tracing() and token_check_object() (what `prog load ...
- * token` checks, libbpf opening the file itself) against a token that
- * allows nothing, which writes the "does not allow" message.
+ * token_needs_add_object(), token_kmem_add_object() (the ELF call-graph
+ * scan) and add_file_name(): bpftool's own code. Then, for an object it
+ * accepts, token_needs_add_tracing() and token_check_object() (what `prog
+ * load ... token` checks, libbpf opening the file itself) against a token
+ * that allows nothing, which writes the "does not allow" message.
  *
  * FUZZ_NEEDS_VERBOSE=1 prints bpftool's errors and warnings (replaying an
  * input).
@@ -47,6 +47,7 @@
 #include <sys/mman.h>
 
 #include "main.h"
+#include "token_check.h"
 #include "token_needs.h"
 
 #define CHECK(cond)							\

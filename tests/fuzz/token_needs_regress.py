@@ -138,7 +138,7 @@ def main(corpus):
     struct.pack_into('<Q', o.b, 0x28, o.shoff + 4)
     out(o, 'shdr-unaligned')
 
-    # A relocation section of code without data: token_needs.c's code_read()
+    # A relocation section of code without data: token_kmem.c's code_read()
     # gave qsort() NULL. libbpf parses the object.
     o = base('obj-xdp_token')
     o.set_shdr(o.sec('.relxdp'), 'size', 0)
