@@ -24,7 +24,7 @@
 # vm-run.sh takes no QEMU arguments: the icount run puts a wrapper named
 # qemu-system-x86_64 first in PATH (build/bench/qemu/).
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 OUT=$BUILD/bench
 BENCH=$OUT/bench

@@ -13,7 +13,7 @@
 # tools/bpf/bpftool nesting keeps bpftool's `include ../../scripts/...` working
 # (build/bpftool-src/tools/scripts links to the tree's).
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 OVL=${BPFTOOL_OVERLAY:-$TOP/bpftool}
 STAGE=$BUILD/bpftool-stage

@@ -8,7 +8,7 @@
 # TAP is rewritten: `ok N build: TARGET` / `not ok N build: TARGET`, then
 # the plan. Exit status 0 (failures are in TAP), 2 on bad usage.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 [[ $# -ge 2 ]] || { echo "usage: $0 TAP TARGET..." >&2; exit 2; }
 tap=$1

@@ -11,7 +11,7 @@
 #
 # The suite bookworm-backports is added to the machine's Debian source and
 # the package lists are refreshed when they are a day old
-# (scripts/debian-apt.sh: DEBIAN_SOURCES); the package is fetched with
+# (scripts/lib/debian-apt.sh: DEBIAN_SOURCES); the package is fetched with
 # `apt-get download` into DEBIAN_APT_CACHE (default /var/cache/bpf-token,
 # outside the clone: every clone on the machine reuses it) and checked
 # against the lists' SHA256. Makes build/debian-kernel/:
@@ -35,8 +35,8 @@
 # Environment: DEBIAN_KERNEL_SERIES (default 6.12), DEBIAN_APT_CACHE,
 # DEBIAN_SOURCES.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
-source "$TOP/scripts/debian-apt.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$TOP/scripts/lib/debian-apt.sh"
 
 series=${DEBIAN_KERNEL_SERIES:-6.12}
 out=$BUILD/debian-kernel

@@ -10,14 +10,14 @@
 #
 #   debian-libbpf.sh
 #
-# bookworm-backports, the lists and the cache are scripts/debian-apt.sh's
+# bookworm-backports, the lists and the cache are scripts/lib/debian-apt.sh's
 # (DEBIAN_SOURCES, DEBIAN_APT_CACHE). One line and nothing else when
 # build/debian-libbpf already holds the newest version. The top-level
 # Makefile then links tests/abi/libbpf-load.c with it (`make
 # debian-libbpf`).
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
-source "$TOP/scripts/debian-apt.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$TOP/scripts/lib/debian-apt.sh"
 
 out=$BUILD/debian-libbpf
 apt_backports

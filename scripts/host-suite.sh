@@ -11,8 +11,8 @@
 # plan, a crash, bad usage) gets a failing line of its own. Exit status 0
 # (failures are in TAP), 2 on bad usage.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
-source "$TOP/scripts/tap.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$TOP/scripts/lib/tap.sh"
 
 [[ $# == 1 ]] || { echo "usage: $0 TAP" >&2; exit 2; }
 tap=$1

@@ -6,7 +6,7 @@
 # KCONFIG_EXTRA: more fragments (space-separated paths) merged after
 # kernel/config, e.g. kernel/config-debug for `make check-debug` (KOBJ=...).
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 [[ -f $KSRC/Makefile ]] || die "no kernel tree in $KSRC: run 'make tree'"
 mkdir -p "$KOBJ"

@@ -12,7 +12,7 @@
 # dynamically linked libbpf application then honours LIBBPF_BPF_TOKEN_PATH.
 # It is installed in a directory of its own, never over the system's libbpf.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 OUT=$BUILD/libbpf
 

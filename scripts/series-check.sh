@@ -12,7 +12,7 @@
 #
 #   series-check.sh [FIRST [LAST]]    patch numbers, 1-based (default: all)
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 WT=$BUILD/series
 SOBJ=$BUILD/kobj-series

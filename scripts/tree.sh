@@ -10,7 +10,7 @@
 # hashes, plus the HEAD it produced). `prepare` does nothing while the stamp
 # matches; it never throws away uncommitted or unexported work.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 source "$TOP/kernel/BASE"
 export LC_ALL=C
 

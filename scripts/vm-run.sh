@@ -29,7 +29,7 @@
 # runs the same init: scripts/debian-kernel.sh). Paths must not contain
 # spaces (they go on the kernel command line).
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 
 timeout=600 shell=0 out= share=
 while [[ $# -gt 0 ]]; do
@@ -114,10 +114,10 @@ set -e
 status=
 [[ -f $out/status ]] && status=$(cat "$out/status")
 
-# Kernel trouble (scripts/kernel-trouble.sh), from the dmesg the guest saved
+# Kernel trouble (scripts/lib/kernel-trouble.sh), from the dmesg the guest saved
 # and from the console lines that are kernel messages (timestamped; the
 # command's own output is not).
-source "$TOP/scripts/kernel-trouble.sh"
+source "$TOP/scripts/lib/kernel-trouble.sh"
 trouble=$({
 	cat "$out/dmesg" 2>/dev/null
 	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' "$console"

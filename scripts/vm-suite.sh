@@ -35,8 +35,8 @@
 # Exit status 0 when the suite ran (failures are in the TAP), 1 when it
 # could not start, 2 on bad usage.
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
-source "$TOP/scripts/tap.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$TOP/scripts/lib/tap.sh"
 
 [[ $# == 1 ]] || { echo "usage: $0 RESULTS" >&2; exit 2; }
 res=$1

@@ -117,8 +117,9 @@ setup() {
 
 @test "vm-suite: with VM_AFTER_LOCK, no VM boots while another process holds that lock" {
 	# a copy of the pipeline whose vm-run.sh only notes that it ran
-	mkdir -p "$T/top/scripts" "$T/top/tests/vm"
-	cp "$TOP"/scripts/{common.sh,tap.sh,vm-suite.sh} "$T/top/scripts/"
+	mkdir -p "$T/top/scripts/lib" "$T/top/tests/vm"
+	cp "$TOP"/scripts/vm-suite.sh "$T/top/scripts/"
+	cp "$TOP"/scripts/lib/{common.sh,tap.sh} "$T/top/scripts/lib/"
 	printf '%s\n' '#!/bin/bash' 'echo boot >>"$CALLS"' >"$T/top/scripts/vm-run.sh"
 	chmod +x "$T/top/scripts/vm-run.sh"
 	touch "$T/top/tests/vm/a.bats"
@@ -182,7 +183,7 @@ setup() {
 		printf '#!/bin/sh\ncat <<"LOG"\n%s\nLOG\n' "$1" >"$T/bin/dmesg"
 		chmod +x "$T/bin/dmesg"
 	}
-	khz() { PATH=$T/bin:$PATH bash -c 'source "$1"/scripts/common.sh; host_tsc_khz' - "$TOP"; }
+	khz() { PATH=$T/bin:$PATH bash -c 'source "$1"/scripts/lib/common.sh; host_tsc_khz' - "$TOP"; }
 
 	fake_dmesg '[    0.000258] tsc: Detected 2095.990 MHz processor'
 	[[ $(khz) == 2095990 ]]
@@ -198,4 +199,15 @@ setup() {
 	run khz
 	[[ $status == 0 && ( -z $output || $output =~ ^[1-9][0-9]*$ ) ]]
 	if ! grep -qw constant_tsc /proc/cpuinfo; then [[ -z $output ]]; fi
+}
+
+@test "scripts: scripts/*.sh are commands (executable, #!), scripts/lib/*.sh libraries (sourced, neither)" {
+	local f
+	for f in "$TOP"/scripts/*.sh; do
+		[[ -x $f && $(head -c 2 "$f") == '#!' ]] || { echo "$f: a command, but not executable or without #!"; false; }
+	done
+	for f in "$TOP"/scripts/lib/*.sh; do
+		[[ ! -x $f && $(head -c 2 "$f") != '#!' ]] || { echo "$f: a library, but executable or with #!"; false; }
+		grep -rqsF "scripts/lib/${f##*/}" "$TOP/scripts" "$TOP/tests" || { echo "$f: sourced by nobody"; false; }
+	done
 }

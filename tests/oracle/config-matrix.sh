@@ -20,7 +20,7 @@
 # module call must be exported (else: "not exported"). Prints a table and
 # `N passed, N failed`.
 set -euo pipefail
-source "$(dirname "$0")/../../scripts/common.sh"
+source "$(dirname "$0")/../../scripts/lib/common.sh"
 die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
 # Worktrees of their own, so that the oracle's builds and runs go on meanwhile.

@@ -20,7 +20,7 @@
 # Trees, kernels and selftests live under build/oracle/TREE/; every kernel
 # and selftests build runs under `nice -n 19 flock /tmp/kbuild.lock`.
 set -euo pipefail
-source "$(dirname "$0")/../../scripts/common.sh"
+source "$(dirname "$0")/../../scripts/lib/common.sh"
 die() { echo "Error: $*" >&2; exit 1; }
 ODIR=$TOP/tests/oracle
 OB=${ORACLE_DIR:-$BUILD/oracle}

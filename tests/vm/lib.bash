@@ -15,7 +15,7 @@
 #   AS_NOBODY             the command prefix of as_nobody, for a background
 #                         process whose $! must be the command itself
 #   KERNEL_TROUBLE        what counts as trouble in the kernel log (an ERE,
-#                         scripts/kernel-trouble.sh)
+#                         scripts/lib/kernel-trouble.sh)
 #
 # Assertions in these helpers are plain commands (`[[ ... ]]`): call the
 # helpers as commands of their own, never as the condition of an if, a
@@ -35,8 +35,8 @@ DEBIAN_BPF=/usr/lib/x86_64-linux-gnu/bpf
 AS_NOBODY=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups --inh-caps=-all
 	--bounding-set=-all --)
 
-# shellcheck source=../../scripts/kernel-trouble.sh
-source "$TOP/scripts/kernel-trouble.sh"
+# shellcheck source=../../scripts/lib/kernel-trouble.sh
+source "$TOP/scripts/lib/kernel-trouble.sh"
 
 # as_nobody CMD...: CMD as nobody: uid and gid 65534, no supplementary
 # groups, no capabilities (effective, permitted, inheritable, ambient or in
@@ -145,7 +145,7 @@ run_ok() {
 token_uses() {
 	local json plain want m b p t d
 	json=$("$BPFTOOL" -j token show "$1") || return 1
-	want=$(jq -r '.[0] | "\(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) \(.uses.token_create) \(.denials)"' <<<"$json")
+	want=$(jq -r '. | "\(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) \(.uses.token_create) \(.denials)"' <<<"$json")
 	plain=$("$BPFTOOL" token show "$1") || return 1
 	read -r m b p t d <<<"$want"
 	grep -qx $'\t'"uses: map_create $m btf_load $b prog_load $p token_create $t" <<<"$plain" ||

@@ -1,6 +1,6 @@
 # Common paths for the pipeline scripts (sourced, not executed).
 # Every path may be overridden from the environment.
-TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-$BUILD/linux}
 KOBJ=${KOBJ:-$BUILD/kobj}
