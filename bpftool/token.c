@@ -877,13 +877,11 @@ static int show_one(const char *path)
 	if (token_read_pinned(path, &desc))
 		return -1;
 
-	if (json_output) {
-		jsonw_start_array(json_wtr);
+	/* one token: one object, as "bpftool prog show id N" prints */
+	if (json_output)
 		print_token_json(&desc);
-		jsonw_end_array(json_wtr);
-	} else {
+	else
 		print_token_plain(stdout, &desc);
-	}
 
 	return 0;
 }

@@ -490,13 +490,10 @@ int token_show_delegated(const char *path)
 	ret = find_deleg(0, path, &m);
 	if (ret <= 0)
 		return ret;
-	if (json_output) {
-		jsonw_start_array(json_wtr);
+	if (json_output)
 		print_deleg_json(&m);
-		jsonw_end_array(json_wtr);
-	} else {
+	else
 		print_deleg_plain(stdout, &m);
-	}
 	deleg_free(&m);
 	return 1;
 }

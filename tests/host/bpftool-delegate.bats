@@ -167,9 +167,10 @@ run_err() {
 	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
 	echo "$output"
 	[[ $status == 0 ]]
-	[[ $(jq -c '.[0] | [.token_info, .delegated, .pid, .allowed_cmds, .allowed_maps, .allowed_progs, .allowed_attachs, .root_equivalent, .relaxed_verifier, .cgroup]' <<<"$output") == \
+	[[ $(jq -r type <<<"$output") == object ]]
+	[[ $(jq -c '. | [.token_info, .delegated, .pid, .allowed_cmds, .allowed_maps, .allowed_progs, .allowed_attachs, .root_equivalent, .relaxed_verifier, .cgroup]' <<<"$output") == \
 		"[\"$D/mnt\",\"$D/mnt\",null,[\"map_create\",\"prog_load\"],[\"array\"],[\"kprobe\",\"xdp\"],[\"xdp\"],true,false,null]" ]]
-	[[ $(jq '.[0].mnt_ns' <<<"$output") == $(stat -L -c %i /proc/self/ns/mnt) ]]
+	[[ $(jq '.mnt_ns' <<<"$output") == $(stat -L -c %i /proc/self/ns/mnt) ]]
 
 	run --separate-stderr "$BPFTOOL" -j token list
 	echo "$output"
@@ -266,7 +267,7 @@ run_err() {
 	mounts | grep -E " $D/mnt .* - bpf .*,delegate_cgroup=$id,delegate_verifier=relaxed"
 	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
 	echo "$output"
-	[[ $(jq -c '.[0] | [.cgroup.id, .cgroup.path, .relaxed_verifier]' <<<"$output") == "[$id,\"${CG#/sys/fs/cgroup}\",true]" ]]
+	[[ $(jq -c '. | [.cgroup.id, .cgroup.path, .relaxed_verifier]' <<<"$output") == "[$id,\"${CG#/sys/fs/cgroup}\",true]" ]]
 	run nsenter -t "$NSPID" -U "$HELPER" "$D/mnt" 1
 	[[ $output == $'token: ok\nmap 1: ok' ]]
 }

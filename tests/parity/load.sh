@@ -84,7 +84,7 @@ fi
 echo $? >"$out/status"
 if [[ $mode == token ]]; then
 	"$BPFTOOL" -j token show "$FS/token" |
-		jq -r '.[0] | "uses \(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) denials \(.denials)"' \
+		jq -r '. | "uses \(.uses.map_create) \(.uses.btf_load) \(.uses.prog_load) denials \(.denials)"' \
 		>"$out/counters" || die "cannot read the token's counters"
 fi
 

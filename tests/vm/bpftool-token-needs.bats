@@ -95,13 +95,13 @@ teardown() {
 		show_run
 		[[ $status == 0 && -z $output ]]
 		json=$("$BPFTOOL" -j token show "$D/$name")
-		progs=$(jq -r '.[0].allowed_progs | join(",")' <<<"$json")
+		progs=$(jq -r '.allowed_progs | join(",")' <<<"$json")
 		[[ $stderr == "$(root_equiv_warning "$progs"; relaxed_warning "$needs")" ]]
-		[[ $(jq '.[0].root_equivalent' <<<"$json") == "$([[ -n $(root_equiv_warning "$progs") ]] && echo true || echo false)" ]]
-		[[ $(jq '.[0].relaxed_verifier' <<<"$json") == "$([[ $relaxed == relaxed ]] && echo true || echo false)" ]]
+		[[ $(jq '.root_equivalent' <<<"$json") == "$([[ -n $(root_equiv_warning "$progs") ]] && echo true || echo false)" ]]
+		[[ $(jq '.relaxed_verifier' <<<"$json") == "$([[ $relaxed == relaxed ]] && echo true || echo false)" ]]
 		chmod 0666 "$D/$name"
 		# exactly what needs says
-		[[ $(jq -c '.[0] | [.allowed_cmds, .allowed_maps, .allowed_progs, .allowed_attachs, .relaxed_verifier]' <<<"$json") == \
+		[[ $(jq -c '. | [.allowed_cmds, .allowed_maps, .allowed_progs, .allowed_attachs, .relaxed_verifier]' <<<"$json") == \
 			"$("$BPFTOOL" -j token needs "$o" | jq -c '[.allowed_cmds, .allowed_maps, .allowed_progs,
 				.allowed_attachs, .relaxed_verifier.needed]')" ]]
 		mkdir -m 0777 "/sys/fs/bpf/pin-$name"
@@ -175,7 +175,7 @@ teardown() {
 	run_ok token create "$D/disp" object "$DEBIAN_BPF/xdp-dispatcher.o" object "$DEBIAN_BPF/xdpfilt_alw_eth.o"
 	for o in filter:true dump:true strict:false disp:false; do
 		run_ok -j token show "$D/${o%:*}"
-		[[ $(jq -c '.[0] | [.allowed_progs, .root_equivalent, .relaxed_verifier]' <<<"$output") == "[[\"xdp\"],false,${o#*:}]" ]]
+		[[ $(jq -c '. | [.allowed_progs, .root_equivalent, .relaxed_verifier]' <<<"$output") == "[[\"xdp\"],false,${o#*:}]" ]]
 	done
 	after=$("$BPFTOOL" -j prog show | jq -c '[.[].id]'; "$BPFTOOL" -j map show | jq -c '[.[].id]'
 		find /sys/fs/bpf ! -path "$D/*" | sort)

@@ -82,27 +82,27 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	[[ ${lines[2]} == $'\tallowed_cmds: map_create prog_load btf_load' ]]
 }
 
-@test "token show -j: exact keys and values" {
+@test "token show PATH -j: one object, exact keys and values" {
 	run_ok token create "$D/app" cmds map_create,prog_load,btf_load,token_create \
 		maps hash,array progs xdp attach xdp
 	run_ok -j token show "$D/app"
-	[[ $(jq -r 'type' <<<"$output") == array ]]
-	[[ $(jq -r 'length' <<<"$output") == 1 ]]
-	[[ $(jq -c '.[0] | keys_unsorted' <<<"$output") == \
+	# one object, as `bpftool -j prog show id N` prints
+	[[ $(jq -r 'type' <<<"$output") == object ]]
+	[[ $(jq -c 'keys_unsorted' <<<"$output") == \
 		'["pinned","id","allowed_cmds","allowed_maps","allowed_progs","allowed_attachs","root_equivalent","relaxed_verifier","uses","denials","userns","depth","revoked","cgroup"]' ]]
-	[[ $(jq -r '.[0].pinned' <<<"$output") == "$D/app" ]]
+	[[ $(jq -r '.pinned' <<<"$output") == "$D/app" ]]
 	# the id: a positive integer, the one plain output prints
-	[[ $(jq '.[0].id | type == "number" and . >= 1 and . == floor' <<<"$output") == true ]]
-	id=$(jq '.[0].id' <<<"$output")
+	[[ $(jq '.id | type == "number" and . >= 1 and . == floor' <<<"$output") == true ]]
+	id=$(jq '.id' <<<"$output")
 	[[ $("$BPFTOOL" token show "$D/app" | grep -x $'\tid: [0-9]*') == $'\tid: '"$id" ]]
-	[[ $(jq -c '.[0].root_equivalent' <<<"$output") == false ]]
-	[[ $(jq -c '.[0].relaxed_verifier' <<<"$output") == false ]]
-	[[ $(jq -c '.[0].allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
-	[[ $(jq -c '.[0].allowed_maps' <<<"$output") == '["hash","array"]' ]]
-	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["xdp"]' ]]
-	[[ $(jq -c '.[0].allowed_attachs' <<<"$output") == '["xdp"]' ]]
-	[[ $(jq -c '.[0].uses' <<<"$output") == '{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}' ]]
-	[[ $(jq -c '[.[0].denials, .[0].userns, .[0].depth, .[0].revoked]' <<<"$output") == '[0,null,0,false]' ]]
+	[[ $(jq -c '.root_equivalent' <<<"$output") == false ]]
+	[[ $(jq -c '.relaxed_verifier' <<<"$output") == false ]]
+	[[ $(jq -c '.allowed_cmds' <<<"$output") == '["map_create","prog_load","btf_load","token_create"]' ]]
+	[[ $(jq -c '.allowed_maps' <<<"$output") == '["hash","array"]' ]]
+	[[ $(jq -c '.allowed_progs' <<<"$output") == '["xdp"]' ]]
+	[[ $(jq -c '.allowed_attachs' <<<"$output") == '["xdp"]' ]]
+	[[ $(jq -c '.uses' <<<"$output") == '{"map_create":0,"btf_load":0,"prog_load":0,"token_create":0}' ]]
+	[[ $(jq -c '[.denials, .userns, .depth, .revoked]' <<<"$output") == '[0,null,0,false]' ]]
 	# -p is the same document
 	compact=$(jq -c . <<<"$output")
 	run_ok -p token show "$D/app"
@@ -116,7 +116,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	show_run
 	[[ $status == 0 && -z $output && $stderr == "$(root_equiv_warning kprobe)" ]]
 	run_ok -j token show "$D/t"
-	[[ $(jq -c '.[0] | del(.id)' <<<"$output") == \
+	[[ $(jq -c '. | del(.id)' <<<"$output") == \
 		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"any\"],\"allowed_maps\":[\"hash\",\"array\",\"0x8000000000000000\"],\"allowed_progs\":[\"unspec\",\"kprobe\",\"xdp\"],\"allowed_attachs\":[],\"root_equivalent\":true,$UNUSED_JSON}" ]]
 	run_ok token show "$D/t"
 	diff -u <(plain -r "$D/t" any "hash array 0x8000000000000000" "unspec kprobe xdp" "") \
@@ -127,7 +127,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	show_run
 	[[ $status == 0 && $stderr == "$(root_equiv_warning any)" ]]
 	run_ok -j token show "$D/t2"
-	[[ $(jq -c '[.[0] | del(.id) | .[]][0:6]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"],true]" ]]
+	[[ $(jq -c '[. | del(.id) | .[]][0:6]' <<<"$output") == "[\"$D/t2\",[\"any\"],[\"any\"],[\"any\"],[\"any\"],true]" ]]
 }
 
 @test "token create -j prints the new token as show does" {
@@ -136,7 +136,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 		"{\"pinned\":\"$D/t\",\"allowed_cmds\":[\"prog_load\"],\"allowed_maps\":[\"stack\"],\"allowed_progs\":[],\"allowed_attachs\":[],\"root_equivalent\":false,$UNUSED_JSON}" ]]
 	created=$(jq -c . <<<"$output")
 	run_ok -j token show "$D/t"
-	[[ $(jq -c '.[0]' <<<"$output") == "$created" ]]
+	[[ $(jq -c '.' <<<"$output") == "$created" ]]
 }
 
 @test "token show: the id, a positive integer, one per token, never reused" {
@@ -144,7 +144,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	run_ok -j token create "$D/b" cmds map_create
 	b=$(jq .id <<<"$output")
 	run_ok -j token show "$D/a"
-	a=$(jq '.[0].id' <<<"$output")
+	a=$(jq '.id' <<<"$output")
 	[[ $(jq -n --argjson a "$a" --argjson b "$b" '[$a, $b] | all(type == "number" and . >= 1 and . == floor)') == true ]]
 	[[ $a != "$b" ]]
 	# plain says the same, right after the path
@@ -165,7 +165,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	[[ $(jq .id <<<"$output") != "$b" && $(jq .id <<<"$output") -ge 1 ]]
 	run_ok token revoke "$D/a"
 	run_ok -j token show "$U/c"
-	[[ $(jq -c '.[0] | [.id, .revoked]' <<<"$output") == "[$c,true]" ]]
+	[[ $(jq -c '. | [.id, .revoked]' <<<"$output") == "[$c,true]" ]]
 }
 
 @test "token show: root-equivalent tokens, plain and JSON" {
@@ -175,7 +175,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 	run_ok token create "$D/net" cmds prog_load progs xdp,sched_cls,cgroup_skb,socket_filter
 	for t in xdp net; do
 		run_ok -j token show "$D/$t"
-		[[ $(jq -c '.[0].root_equivalent' <<<"$output") == false ]]
+		[[ $(jq -c '.root_equivalent' <<<"$output") == false ]]
 		run_ok token show "$D/$t"
 		[[ $output != *root-equivalent* ]]
 	done
@@ -187,7 +187,7 @@ UNUSED_JSON='"relaxed_verifier":false,"uses":{"map_create":0,"btf_load":0,"prog_
 		show_run
 		[[ $status == 0 && -n $stderr && $stderr == "$(root_equiv_warning "$t")" ]]
 		run_ok -j token show "$D/$name"
-		[[ $(jq -c '.[0].root_equivalent' <<<"$output") == true ]]
+		[[ $(jq -c '.root_equivalent' <<<"$output") == true ]]
 		# plain: one line, right after the sets
 		run_ok token show "$D/$name"
 		[[ $(grep -c root-equivalent <<<"$output") == 1 ]]
@@ -259,7 +259,7 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 	run_ok token show "$D/relaxed"
 	diff -u <(plain -v "$D/relaxed" "map_create prog_load" array xdp xdp) <(mask_ids <<<"$output")
 	run_ok -j token show "$D/relaxed"
-	[[ $(jq -c '.[0] | del(.id)' <<<"$output") == \
+	[[ $(jq -c '. | del(.id)' <<<"$output") == \
 		"{\"pinned\":\"$D/relaxed\",\"allowed_cmds\":[\"map_create\",\"prog_load\"],\"allowed_maps\":[\"array\"],\"allowed_progs\":[\"xdp\"],\"allowed_attachs\":[\"xdp\"],\"root_equivalent\":false,${UNUSED_JSON/false/true}}" ]]
 	# with a root-equivalent type: both marks, both warnings
 	run --separate-stderr "$BPFTOOL" token create "$D/both" cmds prog_load progs kprobe verifier relaxed
@@ -278,7 +278,7 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 		run_ok token show "$D/$t"
 		diff -u <(plain "$D/$t" prog_load "" xdp "") <(mask_ids <<<"$output")
 		run_ok -j token show "$D/$t"
-		[[ $(jq -c '.[0].relaxed_verifier' <<<"$output") == false ]]
+		[[ $(jq -c '.relaxed_verifier' <<<"$output") == false ]]
 	done
 	# list: the same, for each token
 	run_ok -j token list
@@ -351,7 +351,7 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 	[[ $(grep -A7 "^$D/" <<<"$output") == "$mine" ]]
 
 	run_ok -j token show "$D/c"
-	show_c=$(jq -c '.[0]' <<<"$output")
+	show_c=$(jq -c '.' <<<"$output")
 	run_ok -j token list
 	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | [.pinned, .allowed_cmds]]' <<<"$output") == \
 		"[[\"$D/a\",[\"prog_load\"]],[\"$D/c\",[\"btf_load\"]],[\"$D/sub/b\",[\"map_create\"]]]" ]]
@@ -502,7 +502,7 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 		prev=$U/l$lvl
 	done
 	run_ok -j token show "$U/l2"
-	[[ $(jq -r '.[0].depth' <<<"$output") == 2 ]]
+	[[ $(jq -r '.depth' <<<"$output") == 2 ]]
 	run_ok token show "$U/l8"
 	[[ $output == *$'\n\tdepth: 8'* ]]
 	run_ok token show "$D/l0"
@@ -533,7 +533,7 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 	run_ok token show "$U/g"
 	[[ ${lines[-1]} == $'\trevoked' ]]
 	run_ok -j token show "$U/c"
-	[[ $(jq -c '.[0] | [.revoked, .depth]' <<<"$output") == '[true,1]' ]]
+	[[ $(jq -c '. | [.revoked, .depth]' <<<"$output") == '[true,1]' ]]
 	run_ok -j token list
 	[[ $(jq -c --arg d "$D/" '[.[] | select(.pinned | startswith($d)) | [.pinned, .revoked]]' <<<"$output") == \
 		"[[\"$U/c\",true],[\"$U/g\",true]]" ]]

@@ -66,8 +66,8 @@ teardown() {
 	run in_container "$BPFTOOL" -j token show /sys/fs/bpf/token
 	echo "$output"
 	[[ $status == 0 ]]
-	[[ $(jq -c '.[0].allowed_progs' <<<"$output") == '["sched_cls","xdp"]' ]]
-	[[ $(jq -c '.[0].allowed_attachs' <<<"$output") == '["cgroup_inet_ingress","xdp"]' ]]
+	[[ $(jq -c '.allowed_progs' <<<"$output") == '["sched_cls","xdp"]' ]]
+	[[ $(jq -c '.allowed_attachs' <<<"$output") == '["cgroup_inet_ingress","xdp"]' ]]
 	# not in the initial BPF FS
 	[[ ! -e /sys/fs/bpf/token ]]
 	run "$BPFTOOL" token list
@@ -235,7 +235,7 @@ kernel_binds_userns() {
 	container_token token userns "$CPID" cmds map_create maps array
 	run in_container "$BPFTOOL" -j token show /sys/fs/bpf/token
 	echo "$output"
-	[[ $(jq -r '.[0].userns' <<<"$output") == "$(stat -Lc %i "/proc/$CPID/ns/user")" ]]
+	[[ $(jq -r '.userns' <<<"$output") == "$(stat -Lc %i "/proc/$CPID/ns/user")" ]]
 
 	# inside: works (a second process of the container receives it)
 	in_container "$TEST_BIN/token-pass" send "$S/in" /sys/fs/bpf/token >/dev/null 2>&1 3>&- &

@@ -58,7 +58,7 @@ cleanup() {
 
 # tok PATH JQ: a field of `bpftool -j token show PATH`
 tok() {
-	bpftool -j token show "$1" | jq -r "if type == \"array\" then .[0] else . end | $2"
+	bpftool -j token show "$1" | jq -r "$2"
 }
 
 prepare_host() {

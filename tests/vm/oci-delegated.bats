@@ -121,7 +121,7 @@ refused() {
 # mount_of ID: `bpftool -j token show` of container ID's delegated BPF FS,
 # as root sees it on the host
 mount_of() {
-	"$BPFTOOL" -j token show "/run/bpf-token/oci/$1" | jq -c '.[0]'
+	"$BPFTOOL" -j token show "/run/bpf-token/oci/$1" | jq -c '.'
 }
 
 # hold_token PID: a process of the host, in the user namespace of the
@@ -317,7 +317,7 @@ scenario() {
 	fi
 	[[ $status == 0 ]]
 	id=$("${PM[@]}" inspect --format '{{.Id}}' "$ID")
-	[[ $(jq -r '.[0].delegated' <<<"$("$BPFTOOL" -j token show "/run/bpf-token/oci/$id")") == "/run/bpf-token/oci/$id" ]]
+	[[ $(jq -r '.delegated' <<<"$("$BPFTOOL" -j token show "/run/bpf-token/oci/$id")") == "/run/bpf-token/oci/$id" ]]
 	run "${PM[@]}" exec --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" "$ID" sh -c \
 		"ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
 	echo "$output"
