@@ -211,7 +211,7 @@ check-debug: tree libbpf ## the debug kernel and the whole VM suite on it; summa
 # selftests'.
 KERNEL_VM_TESTS ?= $(patsubst $(TOP)/%,%,$(sort $(wildcard $(addprefix $(TOP)/tests/vm/, \
 	smoke.bats token-selftests.bats stress.bats fault-inject.bats fuzz-syscall.bats \
-	token-userns.bats token-grants.bats token-reopen.bats token-attacks.bats \
+	token-userns.bats token-grants.bats token-audit.bats token-reopen.bats token-attacks.bats \
 	attach*.bats))))
 check-debug-kernel: ## check-debug on KERNEL_VM_TESTS only (CI's debug pass)
 	@$(MAKE) --no-print-directory check-debug DEBUG_VM_TESTS="$(KERNEL_VM_TESTS)"

@@ -262,7 +262,7 @@ refused() {
 	# error names each command and type it lacks
 	for b in $(corpus_objects); do
 		missing=$("$BPFTOOL" -j token needs "$b" | jq -r --argjson have \
-			"$("$BPFTOOL" -j token show "$D/xdp" | jq -c '.[0]')" '
+			"$("$BPFTOOL" -j token show "$D/xdp" | jq -c '.')" '
 			[("command", "map type", "program type", "attach type") as $w |
 			 {"command": "allowed_cmds", "map type": "allowed_maps",
 			  "program type": "allowed_progs", "attach type": "allowed_attachs"}[$w] as $k |

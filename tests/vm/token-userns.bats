@@ -48,8 +48,8 @@ nobody_userns() {
 	run_ok token show "$D/pid"
 	[[ $output == *$'\n\tuserns: '"$ino"$'\n'* || $output == *$'\n\tuserns: '"$ino" ]]
 	run_ok -j token show "$D/pid"
-	[[ $(jq -r '.[0].userns' <<<"$output") == "$ino" ]]
-	[[ $(jq -r '.[0].userns | type' <<<"$output") == number ]]
+	[[ $(jq -r '.userns' <<<"$output") == "$ino" ]]
+	[[ $(jq -r '.userns | type' <<<"$output") == number ]]
 
 	nobody_userns
 	run_ok -j token create "$D/path" userns "/proc/$NS_PID/ns/user" cmds map_create
@@ -65,7 +65,7 @@ nobody_userns() {
 	run_ok token show "$D/free"
 	[[ $output != *$'\tuserns:'* ]]
 	run_ok -j token show "$D/free"
-	[[ $(jq -c '.[0].userns' <<<"$output") == null ]]
+	[[ $(jq -c '.userns' <<<"$output") == null ]]
 }
 
 @test "userns: a bound token works in its namespace and its descendants only" {
@@ -109,7 +109,7 @@ nobody_userns() {
 	echo "status $status, stderr '$stderr'"
 	[[ $status == 0 && -z $stderr ]]
 	run_ok -j token show "$U/c"
-	[[ $(jq -c '.[0] | [.userns, .depth]' <<<"$output") == "[$NS_INO,1]" ]]
+	[[ $(jq -c '. | [.userns, .depth]' <<<"$output") == "[$NS_INO,1]" ]]
 	run_ok token show "$U/c"
 	[[ $output == *$'\tuserns: '"$NS_INO"$'\n\tdepth: 1'* ]]
 	# a binding outside the parent's namespace: nobody's own, the initial one

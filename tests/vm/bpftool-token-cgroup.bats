@@ -43,10 +43,10 @@ cgroup_id() {
 		$'\tuses: map_create 0 btf_load 0 prog_load 0 token_create 0' $'\tdenials: 0' \
 		$'\tcgroup: /bpftool-cgroup-'"$BATS_TEST_NUMBER/a") <(mask_ids <<<"$output")
 	run_ok -j token show "$D/t"
-	[[ $(jq -c '.[0].cgroup' <<<"$output") == "{\"id\":$id,\"path\":\"/bpftool-cgroup-$BATS_TEST_NUMBER/a\"}" ]]
+	[[ $(jq -c '.cgroup' <<<"$output") == "{\"id\":$id,\"path\":\"/bpftool-cgroup-$BATS_TEST_NUMBER/a\"}" ]]
 	# the last key of show's object
-	[[ $(jq -c '.[0] | keys_unsorted | .[-1]' <<<"$output") == '"cgroup"' ]]
-	show=$(jq -c '.[0]' <<<"$output")
+	[[ $(jq -c '. | keys_unsorted | .[-1]' <<<"$output") == '"cgroup"' ]]
+	show=$(jq -c '.' <<<"$output")
 
 	# list says the same, id included; create -j too
 	run_ok -j token list
@@ -63,7 +63,7 @@ cgroup_id() {
 	# denials)
 	run_ok token create "$D/none" cmds map_create
 	run_ok -j token show "$D/none"
-	[[ $(jq -c '.[0].cgroup' <<<"$output") == null ]]
+	[[ $(jq -c '.cgroup' <<<"$output") == null ]]
 	run_ok token show "$D/none"
 	[[ ${#lines[@]} == 8 && $output != *$'\tcgroup:'* ]]
 }
@@ -76,7 +76,7 @@ cgroup_id() {
 	run_ok token show "$D/t"
 	[[ ${lines[-1]} == $'\tcgroup: '"$id" ]]
 	run_ok -j token show "$D/t"
-	[[ $(jq -c '.[0].cgroup' <<<"$output") == "{\"id\":$id,\"path\":null}" ]]
+	[[ $(jq -c '.cgroup' <<<"$output") == "{\"id\":$id,\"path\":null}" ]]
 }
 
 @test "cgroup: a derived token inherits its parent's scope, may narrow it, is refused a wider or unrelated one" {
@@ -89,7 +89,7 @@ cgroup_id() {
 	# narrowed, also by nobody
 	run_ok -u token create "$U/n" token "$D/p" cgroup "$CG/a/b" cmds map_create
 	run_ok -j token show "$U/n"
-	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == "/bpftool-cgroup-$BATS_TEST_NUMBER/a/b" ]]
+	[[ $(jq -r '.cgroup.path' <<<"$output") == "/bpftool-cgroup-$BATS_TEST_NUMBER/a/b" ]]
 	# the parent's own cgroup is within its scope
 	run_ok -u token create "$U/same" token "$D/p" cgroup "$CG/a" cmds map_create
 	# wider, unrelated: refused, nothing pinned
@@ -103,7 +103,7 @@ cgroup_id() {
 	chown "$NOBODY" "$D/q"
 	run_ok -u token create "$U/any" token "$D/q" cgroup "$CG/other" cmds map_create
 	run_ok -j token show "$U/any"
-	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == "/bpftool-cgroup-$BATS_TEST_NUMBER/other" ]]
+	[[ $(jq -r '.cgroup.path' <<<"$output") == "/bpftool-cgroup-$BATS_TEST_NUMBER/other" ]]
 }
 
 @test "cgroup: what is not a cgroup v2 directory is refused before the kernel is asked" {
