@@ -3,7 +3,8 @@
 # its installation (make install, oci/Makefile), the hooks.d file that
 # selects it, every refusal that comes before it touches anything (one
 # "Error: bpf-token hook: ..." line, exit status 1), the host's policy as
-# far as the annotations go (the sets, the mode, the cgroup scope), and the unit tests of its parsers, its policy
+# far as the annotations go (the sets, the objects' source, the mode, the
+# cgroup scope), and the unit tests of its parsers, its policy
 # decisions, the bounded parse of the objects, the paths in the container,
 # the pinned process, the cgroup scope, its records and teardown, and of
 # createRuntime and poststop with fake containers and a stand-in for
@@ -220,6 +221,37 @@ for k, want in (("org.bpf-token.objects", True), ("org.bpf-token.path", True),
 	# the guide's example policy is one the hook takes
 	cp "$TOP/Documentation/examples/oci-policy" "$BPF_TOKEN_OCI_POLICY"
 	chmod 0644 "$BPF_TOKEN_OCI_POLICY"
+	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o
+}
+
+@test "oci hook: policy: objects digest and objects host: a bad object-digest or object-dir fails the start in one line; a path is no host object's name" {
+	local zeros
+	zeros=$(printf '%064d' 0)
+	printf 'objects digest\nobject-digest sha256:%s\n' "${zeros:1}" >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY:2: object-digest sha256:${zeros:1}: \"sha256:\" and 64 lowercase hexadecimal digits expected" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	echo 'objects digest' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY: objects digest needs object-digest lines" createRuntime \
+		org.bpf-token.objects=/a.bpf.o
+	printf 'objects image\nobject-digest sha256:%s\n' "$zeros" >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY:2: object-digest is for \"objects digest\" (objects image)" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	echo 'objects host' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY: objects host needs object-dir" createRuntime \
+		org.bpf-token.objects=a.bpf.o
+	printf 'objects host\nobject-dir objects\n' >"$BPF_TOKEN_OCI_POLICY"
+	refused "$BPF_TOKEN_OCI_POLICY:2: object-dir objects: an absolute path expected" createRuntime \
+		org.bpf-token.objects=a.bpf.o
+	printf 'objects host\nobject-dir %s\n' "$BATS_TEST_TMPDIR/objects" >"$BPF_TOKEN_OCI_POLICY"
+	refused "org.bpf-token.objects: \"/a.bpf.o\" is not a file name of the policy's object-dir" \
+		createRuntime org.bpf-token.objects=/a.bpf.o
+	refused "org.bpf-token.objects: \"..\" is not a file name of the policy's object-dir" \
+		createRuntime org.bpf-token.objects=a.bpf.o,..
+	# the controls: a host object's name, an image's object with a digest
+	# listed, go on to the container (here: none)
+	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=a.bpf.o
+	printf 'objects digest\nobject-digest sha256:%s\nobject-digest sha256:%s\n' "$zeros" "${zeros//0/f}" \
+		>"$BPF_TOKEN_OCI_POLICY"
 	PID=0 refused 'no container process' createRuntime org.bpf-token.objects=/a.bpf.o
 }
 

@@ -28,6 +28,7 @@ import contextlib
 import ctypes
 import errno
 import glob
+import hashlib
 import importlib.machinery
 import importlib.util
 import io
@@ -181,6 +182,22 @@ class Annotations(unittest.TestCase):
         with self.assertRaisesRegex(HookError, 'the token would allow nothing'):
             hook.parse_annotations({'mode': 'pinned', 'cgroup-scope': 'optional'})
 
+    def test_host_names(self):
+        """under "objects host": file names of the policy's object-dir"""
+        objects, _, _, _ = hook.parse_annotations({'objects': 'a.bpf.o, b-1+x_y.o:C'}, host=True)
+        self.assertEqual(objects, ['a.bpf.o', 'b-1+x_y.o', 'C'])
+        self.assertEqual(hook.parse_annotations({'objects': 'a' * 255}, host=True)[0], ['a' * 255])
+        for bad in ('/app/a.bpf.o', 'app/a.bpf.o', '.', '..', '.hidden', '', 'a b', 'a\nb',
+                    'a\\b', 'é.o', 'a' * 256, '-', '*'):
+            with self.subTest(bad=bad), self.assertRaises(HookError) as cm:
+                hook.parse_annotations({'objects': bad}, host=True)
+            self.assertEqual(str(cm.exception), f'org.bpf-token.objects: {json.dumps(bad.strip())} '
+                             'is not a file name of the policy\'s object-dir (objects host: '
+                             'letters, digits, "_", ".", "+", "-", no "/")')
+        # and a path in the container is no file name of it, nor the reverse
+        with self.assertRaisesRegex(HookError, 'is not an absolute path'):
+            hook.parse_annotations({'objects': 'a.bpf.o'})
+
     def test_refusals(self):
         for ann, msg in (
                 ({'map': 'array'}, r'^unknown annotation org\.bpf-token\.map \(known: '),
@@ -222,7 +239,8 @@ class PolicyFile(TmpDir):
             pol = hook.parse_policy(text, 'P')
             self.assertEqual(pol.sets, {k: None for k in hook.SETS})
             self.assertFalse(pol.root_equivalent or pol.relaxed_verifier or pol.trust_annotations)
-            self.assertTrue(pol.objects)
+            self.assertEqual((pol.objects, pol.object_digests, pol.object_dir),
+                             ('image', set(), None))
             self.assertEqual((pol.mode, pol.cgroup_scope), (None, 'required'))
 
     def test_directives(self):
@@ -234,6 +252,16 @@ class PolicyFile(TmpDir):
                                     'progs': {'xdp', 'sched_cls'}, 'attach': set()})
         self.assertTrue(pol.relaxed_verifier and pol.trust_annotations)
         self.assertFalse(pol.objects or pol.root_equivalent)
+        self.assertEqual(hook.parse_policy('objects image\n', 'P').objects, 'image')
+        # objects digest: object-digest, the one directive given more than once
+        d1, d2 = 'sha256:' + '0123456789abcdef' * 4, 'sha256:' + 'f' * 64
+        pol = hook.parse_policy(f'object-digest {d1}\nobjects digest  # pinned\n'
+                                f'object-digest {d2}  # another\nobject-digest {d1}\n', 'P')
+        self.assertEqual((pol.objects, pol.object_digests, pol.object_dir),
+                         ('digest', {d1, d2}, None))
+        pol = hook.parse_policy('objects host\nobject-dir /etc/bpf-token/objects\n', 'P')
+        self.assertEqual((pol.objects, pol.object_digests, pol.object_dir),
+                         ('host', set(), '/etc/bpf-token/objects'))
         pol = hook.parse_policy('progs xdp,kprobe\nroot-equivalent yes\n', 'P')
         self.assertEqual(pol.sets['progs'], {'xdp', 'kprobe'})
         for text, mode, scope in (('mode any\n', None, 'required'),
@@ -253,7 +281,41 @@ class PolicyFile(TmpDir):
                 ('maps array hash\n', '^P:1: maps takes one value$'),
                 ('trust-annotations maybe\n', '^P:1: trust-annotations maybe: no or yes expected$'),
                 ('verifier off\n', 'strict or relaxed expected'),
-                ('objects host\n', 'image or none expected'),
+                ('objects hosts\n', '^P:1: objects hosts: image or digest or host or none '
+                 'expected$'),
+                ('objects digest\n', r'^P: objects digest needs object-digest lines, the SHA-256 '
+                 r'\(sha256:HEX\) of each object allowed$'),
+                ('objects host\n', "^P: objects host needs object-dir, the host's directory of "
+                 'the objects$'),
+                (f'object-digest {"sha256:" + "a" * 64}\n',
+                 r'^P:1: object-digest is for "objects digest" \(objects image\)$'),
+                (f'objects host\nobject-dir /d\n\nobject-digest {"sha256:" + "a" * 64}\n',
+                 r'^P:4: object-digest is for "objects digest" \(objects host\)$'),
+                ('objects none\nobject-dir /d\n',
+                 r'^P:2: object-dir is for "objects host" \(objects none\)$'),
+                ('objects digest\nobject-dir /d\n',
+                 r'^P:2: object-dir is for "objects host" \(objects digest\)$'),
+                ('objects host\nobject-dir /a\nobject-dir /b\n', '^P:3: object-dir given twice$'),
+                ('objects host\nobject-dir\n', '^P:2: object-dir takes one value$'),
+                ('objects digest\nobject-digest\n', '^P:2: object-digest takes one value$'),
+                ('objects digest\nobject-digest sha256:a sha256:b\n',
+                 '^P:2: object-digest takes one value$'),
+                ('objects digest\nobjects digest\n', '^P:2: objects given twice$')):
+            with self.subTest(text=text), self.assertRaisesRegex(HookError, msg):
+                hook.parse_policy(text, 'P')
+        for bad in ('sha256:' + 'A' * 64, 'sha256:' + 'a' * 63, 'sha256:' + 'a' * 65,
+                    'SHA256:' + 'a' * 64, 'a' * 64, 'sha512:' + 'a' * 64, 'sha256:' + 'g' * 64,
+                    'sha256:' + 'a' * 63 + '\x01'):
+            with self.subTest(bad=bad), self.assertRaises(HookError) as cm:
+                hook.parse_policy(f'objects digest\nobject-digest {bad}\n', 'P')
+            self.assertEqual(str(cm.exception), f'P:2: object-digest {hook.oneline(bad)}: '
+                             '"sha256:" and 64 lowercase hexadecimal digits expected')
+        for bad in ('relative/dir', '/a/../b', '/a/./b', '/a//b', '/a/', '/', '.', '~/x'):
+            with self.subTest(bad=bad), self.assertRaises(HookError) as cm:
+                hook.parse_policy(f'objects host\nobject-dir {bad}\n', 'P')
+            self.assertEqual(str(cm.exception), f'P:2: object-dir {bad}: an absolute path '
+                             'expected (no empty, "." or ".." component)')
+        for text, msg in (
                 ('mode Pinned\n', '^P:1: mode Pinned: any or delegated or pinned expected$'),
                 ('mode pinned\nmode delegated\n', '^P:2: mode given twice$'),
                 ('cgroup-scope no\n', '^P:1: cgroup-scope no: required or annotation or optional '
@@ -621,6 +683,233 @@ sys.exit(255)
         finally:
             for fd in fds:
                 os.close(fd)
+
+
+def sha256_of(path):
+    with open(path, 'rb') as f:
+        return 'sha256:' + hashlib.sha256(f.read()).hexdigest()
+
+
+def memfd_bytes(fd):
+    """the bytes of fd (a memfd), from its start"""
+    chunks = []
+    while True:
+        data = os.pread(fd, 1 << 16, sum(map(len, chunks)))
+        if not data:
+            return b''.join(chunks)
+        chunks.append(data)
+
+
+class Objects(TmpDir):
+    """the objects the hook reads itself: "objects digest" (the container's,
+    read as its root user by a child, hashed) and "objects host" (the
+    policy's object-dir), copied into sealed memfds that bpftool parses"""
+
+    def setUp(self):
+        super().setUp()
+        self.obj = self.write('x.bpf.o', 'an object\n' * 1000)
+        self.fds = []
+
+    def tearDown(self):
+        for fd in self.fds:
+            os.close(fd)
+        super().tearDown()
+
+    def keep(self, fds):
+        self.fds += fds
+        return fds
+
+    def o_path(self, path):
+        return self.keep([os.open(path, os.O_PATH)])[0]
+
+    def test_copy_and_digest(self):
+        """the copy holds the file's bytes, sealed: no write, no resize; its
+        digest is the file's"""
+        src = os.open(self.obj, os.O_RDONLY)
+        copy = self.keep([hook.new_copy()])[0]
+        try:
+            os.lseek(src, 5, os.SEEK_SET)
+            self.assertEqual(hook.copy_object(src, copy, '/app/x.bpf.o'), 10000)
+        finally:
+            os.close(src)
+        hook.sealed(copy)
+        with open(self.obj, 'rb') as f:
+            self.assertEqual(memfd_bytes(copy), f.read())
+        self.assertEqual(hook.object_digest(copy), sha256_of(self.obj))
+        with self.assertRaises(PermissionError):
+            os.pwrite(copy, b'x', 0)
+        with self.assertRaises(PermissionError):
+            os.ftruncate(copy, 1)
+        # through /proc/self/fd, as bpftool opens it: the same bytes, read-only
+        with open(f'/proc/self/fd/{copy}', 'rb') as f:
+            self.assertEqual(hashlib.sha256(f.read()).hexdigest(), sha256_of(self.obj)[7:])
+        fd = os.open(f'/proc/self/fd/{copy}', os.O_RDWR)
+        try:
+            with self.assertRaises(PermissionError):
+                os.write(fd, b'x')
+        finally:
+            os.close(fd)
+
+    def test_size_bound(self):
+        src = os.open(self.obj, os.O_RDONLY)
+        try:
+            with unittest.mock.patch.object(hook, 'OBJECT_MAX_SIZE', 9999), \
+                    self.assertRaises(HookError) as cm:
+                hook.copy_object(src, self.keep([hook.new_copy()])[0], '/app/x.bpf.o')
+            self.assertEqual(str(cm.exception), 'org.bpf-token.objects: /app/x.bpf.o: larger '
+                             'than 0 MiB (the most bpftool parses)')
+            with unittest.mock.patch.object(hook, 'OBJECT_MAX_SIZE', 10000):
+                hook.copy_object(src, self.keep([hook.new_copy()])[0], '/app/x.bpf.o')
+        finally:
+            os.close(src)
+        self.assertEqual(hook.OBJECT_MAX_SIZE, 64 << 20)
+
+    def digest_policy(self, *digests):
+        return hook.parse_policy('objects digest\n' + ''.join(f'object-digest {d}\n'
+                                                              for d in digests), 'P')
+
+    def test_digests(self):
+        """an object is accepted if its copy's digest is listed: a file of
+        one byte more is not, in one line that gives its digest"""
+        other = self.write('y.bpf.o', 'an object\n' * 1000 + 'x')
+        copies = []
+        for path in (self.obj, other):
+            src = os.open(path, os.O_RDONLY)
+            copies.append(self.keep([hook.new_copy()])[0])
+            hook.copy_object(src, copies[-1], path)
+            os.close(src)
+            hook.sealed(copies[-1])
+        pol = self.digest_policy(sha256_of(self.obj), 'sha256:' + '0' * 64)
+        hook.check_digests(pol, ['/app/x.bpf.o'], copies[:1])
+        for objects, fds, refused in ((['/app/y.bpf.o'], copies[1:], ['/app/y.bpf.o']),
+                                      (['/app/x.bpf.o', '/app/y.bpf.o', '/app/z.bpf.o'],
+                                       [copies[0], copies[1], copies[1]],
+                                       ['/app/y.bpf.o', '/app/z.bpf.o'])):
+            with self.subTest(objects=objects), self.assertRaises(HookError) as cm:
+                hook.check_digests(pol, objects, fds)
+            self.assertEqual(str(cm.exception), 'policy refuses org.bpf-token.objects ' + ', '.join(
+                f'{o} ({sha256_of(other)}: not an object-digest of the policy)' for o in refused))
+
+    @unittest.skipUnless(ROOT, 'needs root (drops to another user)')
+    def test_container_objects_read_as_its_root(self):
+        """the container's objects are read by a child as the container's
+        root: with its permissions, within the time bound; the copy, not the
+        file, is what is hashed and parsed"""
+        secret = self.write('secret.bpf.o', 'root\'s\n', 0o600)
+        fds = [self.o_path(self.obj)]
+        copies = self.keep(hook.copy_container_objects(['/app/x.bpf.o'], fds, NOBODY, NOBODY))
+        self.assertEqual(hook.object_digest(copies[0]), sha256_of(self.obj))
+        # the file changes: the copy does not
+        before = sha256_of(self.obj)
+        with open(self.obj, 'a') as f:
+            f.write('more\n')
+        self.assertEqual(hook.object_digest(copies[0]), before)
+        with self.assertRaises(PermissionError):
+            os.pwrite(copies[0], b'x', 0)
+        with self.assertRaises(HookError) as cm:
+            hook.copy_container_objects(['/app/x.bpf.o', '/app/secret.bpf.o'],
+                                        fds + [self.o_path(secret)], NOBODY, NOBODY)
+        self.assertEqual(str(cm.exception), 'org.bpf-token.objects: /app/secret.bpf.o: '
+                         'Permission denied (read as the container\'s root)')
+        with unittest.mock.patch.object(hook, 'OBJECT_MAX_SIZE', 100), \
+                self.assertRaisesRegex(HookError, '^org.bpf-token.objects: /app/x.bpf.o: larger '
+                                       'than 0 MiB'):
+            hook.copy_container_objects(['/app/x.bpf.o'], fds, NOBODY, NOBODY)
+        # a read that hangs (a FIFO in the place of the file: here, a
+        # stand-in for the copy) is stopped
+        with unittest.mock.patch.object(hook, 'copy_object', lambda *a: time.sleep(100)), \
+                unittest.mock.patch.object(hook, 'NEEDS_TIMEOUT', 1):
+            t0 = time.monotonic()
+            with self.assertRaises(HookError) as cm:
+                hook.copy_container_objects(['/app/x.bpf.o'], fds, NOBODY, NOBODY)
+            self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(str(cm.exception), 'org.bpf-token.objects: the reader of the objects '
+                         'stopped after more than 1 s')
+        # what the reader runs as
+
+        def who(*args):
+            raise HookError(f'as {os.getresuid()} {os.getresgid()} {os.getgroups()}')
+        with unittest.mock.patch.object(hook, 'copy_object', who), \
+                self.assertRaises(HookError) as cm:
+            hook.copy_container_objects(['/app/x.bpf.o'], fds, NOBODY, NOBODY)
+        self.assertEqual(str(cm.exception), f'as {(NOBODY,) * 3} {(NOBODY,) * 3} []')
+
+    def object_dir(self, mode=0o755, owner=0):
+        d = os.path.join(self.tmp, 'objects')
+        os.makedirs(d, exist_ok=True)
+        os.chown(d, owner, 0)
+        os.chmod(d, mode)
+        return hook.parse_policy(f'objects host\nobject-dir {d}\n', '/etc/oci-policy'), d
+
+    @unittest.skipUnless(ROOT, 'needs root (file owners)')
+    def test_object_dir(self):
+        """a directory of root's that only root may write"""
+        pol, d = self.object_dir()
+        os.close(hook.open_object_dir(pol))
+        for mode, owner, why in ((0o775, 0, 'writable by others than root (owner 0, mode 0775)'),
+                                 (0o757, 0, 'writable by others than root (owner 0, mode 0757)'),
+                                 (0o1777, 0, 'writable by others than root (owner 0, mode 1777)'),
+                                 (0o755, NOBODY, f'writable by others than root (owner {NOBODY}, '
+                                  'mode 0755)')):
+            pol, d = self.object_dir(mode, owner)
+            with self.subTest(mode=mode, owner=owner), self.assertRaises(HookError) as cm:
+                hook.open_object_dir(pol)
+            self.assertEqual(str(cm.exception), f'policy /etc/oci-policy: object-dir {d}: {why}')
+        for path, why in ((self.obj, 'Not a directory'),
+                          (os.path.join(self.tmp, 'none'), 'No such file or directory')):
+            pol = hook.parse_policy(f'objects host\nobject-dir {path}\n', 'P')
+            with self.subTest(path=path), self.assertRaises(HookError) as cm:
+                hook.open_object_dir(pol)
+            self.assertEqual(str(cm.exception), f'policy P: object-dir {path}: {why}')
+
+    @unittest.skipUnless(ROOT, 'needs root (file owners)')
+    def test_host_objects(self):
+        """files of the object-dir, by name: regular files of root's that
+        only root may write, no symbolic link, nothing beneath or beside"""
+        pol, d = self.object_dir()
+        shutil.copy(self.obj, os.path.join(d, 'x.bpf.o'))
+        os.chmod(os.path.join(d, 'x.bpf.o'), 0o600)
+        copies = self.keep(hook.copy_host_objects(pol, ['x.bpf.o', 'x.bpf.o']))
+        self.assertEqual([hook.object_digest(c) for c in copies], [sha256_of(self.obj)] * 2)
+        with self.assertRaises(PermissionError):
+            os.pwrite(copies[0], b'x', 0)
+        os.symlink('x.bpf.o', os.path.join(d, 'link.bpf.o'))
+        os.symlink(self.obj, os.path.join(d, 'abs.bpf.o'))
+        os.mkdir(os.path.join(d, 'sub'))
+        os.mkfifo(os.path.join(d, 'fifo.bpf.o'))
+        for name, mode, owner in (('group.bpf.o', 0o664, 0), ('others.bpf.o', 0o646, 0),
+                                  ('nobody.bpf.o', 0o644, NOBODY)):
+            shutil.copy(self.obj, os.path.join(d, name))
+            os.chown(os.path.join(d, name), owner, 0)
+            os.chmod(os.path.join(d, name), mode)
+        where = f"in the policy's object-dir {d}"
+        for name, msg in (
+                ('none.bpf.o', f'none.bpf.o: No such file or directory {where}'),
+                ('link.bpf.o', f'link.bpf.o is not a regular file {where} (a symbolic link)'),
+                ('abs.bpf.o', f'abs.bpf.o is not a regular file {where} (a symbolic link)'),
+                ('sub', f'sub is not a regular file {where}'),
+                ('fifo.bpf.o', f'fifo.bpf.o is not a regular file {where}'),
+                ('group.bpf.o', f'group.bpf.o {where}: writable by others than root (owner 0, '
+                 'mode 0664)'),
+                ('others.bpf.o', f'others.bpf.o {where}: writable by others than root (owner 0, '
+                 'mode 0646)'),
+                ('nobody.bpf.o', f'nobody.bpf.o {where}: writable by others than root (owner '
+                 f'{NOBODY}, mode 0644)'),
+                # (the annotation's names are checked first: RESOLVE_BENEATH
+                # stops what would get past them)
+                ('..', f'..: Invalid cross-device link {where}'),
+                ('../x.bpf.o', f'../x.bpf.o: Invalid cross-device link {where}')):
+            with self.subTest(name=name), self.assertRaises(HookError) as cm:
+                hook.copy_host_objects(pol, ['x.bpf.o', name])
+            self.assertEqual(str(cm.exception), f'org.bpf-token.objects: {msg}')
+        with unittest.mock.patch.object(hook, 'OBJECT_MAX_SIZE', 100), \
+                self.assertRaisesRegex(HookError, '^org.bpf-token.objects: x.bpf.o: larger than'):
+            hook.copy_host_objects(pol, ['x.bpf.o'])
+        # the object-dir's own check comes first
+        os.chmod(d, 0o777)
+        with self.assertRaisesRegex(HookError, f'^policy /etc/oci-policy: object-dir {d}: '
+                                    'writable by others than root'):
+            hook.copy_host_objects(pol, ['x.bpf.o'])
 
 
 class FakeContainer:
@@ -1298,14 +1587,20 @@ class Revoke(TmpDir):
 FAKE_BPFTOOL = r'''
 import ctypes, json, os, struct, sys, time
 args = sys.argv[1:]
+if args[:3] == ['-j', 'token', 'needs'] and os.environ.get('FAKE_NEEDS_FAIL'):
+    print('Error: object %s is malformed' % args[3], file=sys.stderr)
+    sys.exit(255)
 if args[:3] == ['-j', 'token', 'needs'] and args[-2:] == ['format', 'mount']:
     print(json.dumps({'format': 'mount', 'lines': [
         'delegate_cmds=prog_load:map_create,delegate_maps=array,delegate_progs=xdp,'
         'delegate_attachs=xdp']}))
     sys.exit(0)
 if args[:3] == ['-j', 'token', 'needs']:
+    # (and what it was given to parse: each object's file and bytes)
     print(json.dumps({'allowed_cmds': ['prog_load', 'map_create'], 'allowed_maps': ['array'],
-                      'allowed_progs': ['xdp'], 'allowed_attachs': ['xdp']}))
+                      'allowed_progs': ['xdp'], 'allowed_attachs': ['xdp'],
+                      'given': [[os.readlink(a), open(a, 'rb').read().decode()]
+                                for a in args[3:]]}))
     sys.exit(0)
 assert args[:3] in (['-j', 'token', 'create'], ['-j', 'token', 'delegate']), args
 path = args[3]
@@ -1658,6 +1953,93 @@ class EndToEnd(ContainerDir):
         hook.create(self.state(ct, mode=None))
         self.assertEqual(self.log_lines()[0]['args'][2], 'create')
         self.assertEqual(hook.read_record('ct1')['token'], 'token')
+
+    def needs_given(self):
+        """what the stand-in's parse says it was given to parse, a list
+        that each run of the parse appends to: [[the file, its bytes]]"""
+        given = []
+        real = hook.run_needs
+
+        def run_needs(*args):
+            needs = real(*args)
+            given.append(needs['given'])
+            return needs
+        p = unittest.mock.patch.object(hook, 'run_needs', run_needs)
+        p.start()
+        self.addCleanup(p.stop)
+        return given
+
+    def nothing_made(self):
+        self.assertFalse(os.path.exists(self.log))
+        self.assertFalse(os.path.exists(hook.RECORD_DIR) and os.listdir(hook.RECORD_DIR))
+        self.assertFalse(os.path.exists(hook.host_dir('ct1')))
+
+    def test_objects_digest(self):
+        """objects digest: the container's object, copied by its root user,
+        gets its token when the policy lists its digest, and bpftool parses
+        that copy; with one byte changed, refused before anything is made"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        given = self.needs_given()
+        obj = os.path.join(self.rootfs, 'app', 'x.bpf.o')
+        self.policy(f'objects digest\nobject-digest {sha256_of(obj)}\n')
+        hook.create(self.state(ct))
+        (target, content), = given.pop()
+        self.assertRegex(target, '^/memfd:bpf-token-object ')
+        self.assertEqual(content, 'an object\n')
+        self.assertIn('token', os.listdir(hook.host_dir('ct1')))
+        with hook.records_locked():
+            self.assertEqual(hook.teardown('ct1', 'token'), [])
+        os.unlink(self.log)
+        with open(obj, 'r+') as f:
+            f.write('A')
+        with self.assertRaises(HookError) as cm:
+            hook.create(self.state(ct))
+        self.assertEqual(str(cm.exception), 'policy refuses org.bpf-token.objects /app/x.bpf.o '
+                         f'({sha256_of(obj)}: not an object-digest of the policy)')
+        self.assertEqual(given, [])
+        self.nothing_made()
+
+    def test_objects_host(self):
+        """objects host: the annotation names files of the policy's
+        object-dir, which bpftool parses (a copy); the container's files of
+        those names are never read; a path is refused"""
+        ct = self.started()
+        self.mkdir_in(ct, '/sys/fs/bpf')
+        given = self.needs_given()
+        d = os.path.join(self.tmp, 'objects')
+        os.mkdir(d, 0o755)
+        self.write('objects/x.bpf.o', 'the host\'s object\n')
+        self.write('rootfs/x.bpf.o', 'the container\'s\n')
+        self.policy(f'objects host\nobject-dir {d}\n')
+        state = self.state(ct)
+        state['annotations']['org.bpf-token.objects'] = 'x.bpf.o'
+        hook.create(state)
+        (target, content), = given.pop()
+        self.assertRegex(target, '^/memfd:bpf-token-object ')
+        self.assertEqual(content, 'the host\'s object\n')
+        self.assertIn('token', os.listdir(hook.host_dir('ct1')))
+        with hook.records_locked():
+            self.assertEqual(hook.teardown('ct1', 'token'), [])
+        os.unlink(self.log)
+        # bpftool's errors name the host's file
+        with unittest.mock.patch.dict(os.environ, {'FAKE_NEEDS_FAIL': '1'}), \
+                self.assertRaises(HookError) as cm:
+            hook.create(state)
+        self.assertEqual(str(cm.exception), f'bpftool token needs: object {d}/x.bpf.o is malformed')
+        self.nothing_made()
+        for objects, msg in (
+                ('/app/x.bpf.o', 'org.bpf-token.objects: "/app/x.bpf.o" is not a file name of the '
+                 'policy\'s object-dir'),
+                ('x.bpf.o,../x.bpf.o', 'org.bpf-token.objects: "../x.bpf.o" is not a file name'),
+                ('none.bpf.o', f'org.bpf-token.objects: none.bpf.o: No such file or directory in '
+                 f'the policy\'s object-dir {d}')):
+            state['annotations']['org.bpf-token.objects'] = objects
+            with self.subTest(objects=objects), self.assertRaises(HookError) as cm:
+                hook.create(state)
+            self.assertTrue(str(cm.exception).startswith(msg), str(cm.exception))
+            self.assertEqual(given, [])
+            self.nothing_made()
 
     def test_refused_before_anything_is_made(self):
         ct = self.started()

@@ -21,7 +21,11 @@
 # guide's example policy does not list; an image's explicit sets, ignored
 # unless the policy trusts annotations) stops the container with one line,
 # beside a control that gets its token; the parse of the objects is
-# unprivileged and bounded in time; a symbolic link the container puts in
+# unprivileged and bounded in time and memory, and the real bpftool refuses
+# the fuzzer's crash inputs and objects beyond its bounds in one line; the
+# policy's "objects digest" takes an image's object only if its SHA-256 is
+# listed, "objects host" takes the objects from a directory of the host and
+# never reads the image's; a symbolic link the container puts in
 # the place of its token is not followed at delete; the poststop of another
 # runtime's container of the same id leaves the live one's token alone; the
 # token's BPF FS propagates to no other mount namespace. The image's links
@@ -161,12 +165,12 @@ scenario() {
 	echo "$output"
 	[[ $status == 0 ]]
 	ino=$(stat -Lc %i "/proc/$pid/ns/user")
-	[[ $(jq '.[0].userns' <<<"$output") == "$ino" ]]
+	[[ $(jq '.userns' <<<"$output") == "$ino" ]]
 	# the cgroup's id is its inode number on the cgroup v2 file system
-	[[ $(jq -r '.[0].cgroup.id' <<<"$output") == "$(stat -c %i "/sys/fs/cgroup/$OCI_CGROUP/$ID")" ]]
-	[[ $(jq -r '.[0].cgroup.path' <<<"$output") == @(null|/$OCI_CGROUP/$ID) ]]
-	[[ $(jq -c '.[0].allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
-	[[ $(jq -c '.[0].allowed_maps | sort' <<<"$output") == '["array","array_of_maps","hash","hash_of_maps"]' ]]
+	[[ $(jq -r '.cgroup.id' <<<"$output") == "$(stat -c %i "/sys/fs/cgroup/$OCI_CGROUP/$ID")" ]]
+	[[ $(jq -r '.cgroup.path' <<<"$output") == @(null|/$OCI_CGROUP/$ID) ]]
+	[[ $(jq -c '.allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
+	[[ $(jq -c '.allowed_maps | sort' <<<"$output") == '["array","array_of_maps","hash","hash_of_maps"]' ]]
 
 	# the container's network: one end of a veth pair, moved in by root
 	ip link add "$VH" type veth peer name "$VC"
@@ -204,14 +208,14 @@ scenario() {
 	echo "loadall: $output"
 	[[ $status == 0 ]]
 	prog=/sys/fs/bpf/cg/skb_ingress
-	denials=$("$BPFTOOL" -j token show "$tok" | jq '.[0].denials')
+	denials=$("$BPFTOOL" -j token show "$tok" | jq '.denials')
 	for cg in "/host-cgroup/$OCI_CGROUP" /host-cgroup; do
 		run ct /usr/bin/python3 -c "$OCI_ATTACH_PY" "$prog" "$cg" 0
 		echo "attach to $cg: $output"
 		[[ $output == EPERM ]]
 	done
 	# refused by the token's scope: each refusal is a denial of the token
-	[[ $("$BPFTOOL" -j token show "$tok" | jq '.[0].denials') == $((denials + 2)) ]]
+	[[ $("$BPFTOOL" -j token show "$tok" | jq '.denials') == $((denials + 2)) ]]
 	run "$BPFTOOL" cgroup show "/sys/fs/cgroup/$OCI_CGROUP"
 	[[ -z $output ]]
 	run "$BPFTOOL" cgroup show /sys/fs/cgroup
@@ -272,10 +276,12 @@ refused() {
 	: >"$B/hook.err"
 	create "$rt"
 	[[ $status != 0 ]]
-	# the hook's one line, whole, in the runtime's error
-	# (crun's error names the hook only: its line is in the file that
+	# the hook's one line, whole, in the runtime's error (runc's: in the
+	# quoted msg="...", whose quotes and newline are escaped; crun's error
+	# names the hook only: its line is in the file that
 	# run.oci.hooks.stderr names)
-	line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: [^"]*' | head -n 1)
+	line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: .*' |
+		head -n 1 | sed -e 's/\\n"$//' -e 's/\\"/"/g')
 	echo "hook: $line"
 	[[ $line == *"$msg"* ]]
 	run "$rt" state "$ID"
@@ -359,7 +365,7 @@ refused() {
 
 # token_of ID: `bpftool -j token show` of container ID's token, one object
 token_of() {
-	"$BPFTOOL" -j token show "/run/bpf-token/oci/$1/token" | jq -c '.[0]'
+	"$BPFTOOL" -j token show "/run/bpf-token/oci/$1/token" | jq -c .
 }
 
 @test "runc: an image's explicit sets are ignored by default: its token allows what its objects need, not kprobe" {
@@ -446,6 +452,123 @@ fake_bpftool() {
 	fake_bpftool 'kill -SEGV $$'
 	refused crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
 		'bpftool token needs: killed by SIGSEGV (limits: '
+}
+
+@test "runc: an objects' parse that eats memory: stopped at 512 MiB of address space, not created, nothing left" {
+	# what the parse may map, and how an allocation of 1 GiB ends
+	fake_bpftool 'echo "Error: ulimit -v $(ulimit -v): $(/usr/bin/python3 -c "bytearray(1 << 30)" 2>&1 | tail -n 1)" >&2; exit 1'
+	refused runc "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		'bpftool token needs: ulimit -v 524288: MemoryError'
+}
+
+# gets_xdp_token RT ANNOTATION...: the control: a container with the
+# annotations gets its token, which allows XDP programs and no other;
+# deleted, nothing is left
+gets_xdp_token() {
+	local rt=$1 tok
+	RT=$rt
+	oci_bundle "$B" "$ID" "${@:2}"
+	rm -f "$B/hook.err"
+	create "$rt"
+	[[ $status == 0 ]]
+	tok=$(token_of "$ID")
+	echo "$tok"
+	[[ $(jq -c .allowed_progs <<<"$tok") == '["xdp"]' ]]
+	run "$rt" delete -f "$ID"
+	[[ $status == 0 ]]
+	[[ ! -e /run/bpf-token/oci/$ID && ! -e /run/bpf-token/oci-records/$ID ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	RT=
+}
+
+@test "runc: the fuzzer's crash inputs as an image's objects (the real bpftool): refused with bpftool's error, not created, nothing left" {
+	local corpus=$TOP/tests/fuzz/corpus/token_needs
+	mkdir -p "$B/rootfs/app"
+	cp "$corpus/regress-btf-loop" "$B/rootfs/app/btf-loop.bpf.o"
+	cp "$corpus/regress-kcfg-size" "$B/rootfs/app/kcfg-size.bpf.o"
+	cp "$PROGS/ctr_xdp.bpf.o" "$B/rootfs/app/own.bpf.o"
+	refused runc org.bpf-token.objects=/app/btf-loop.bpf.o \
+		'bpftool token needs: object /app/btf-loop.bpf.o is malformed: BTF type [8] contains itself (through type [8])'
+	refused runc org.bpf-token.objects=/app/own.bpf.o:/app/kcfg-size.bpf.o \
+		"bpftool token needs: object /app/kcfg-size.bpf.o is malformed: kconfig extern 'CONFIG_HZ' has a size of 2147483648 bytes"
+	# the control: the image's own object
+	gets_xdp_token runc org.bpf-token.objects=/app/own.bpf.o
+}
+
+@test "crun: an image's objects beyond bpftool's bounds (65537 symbols; 65 MiB): refused in bounded time, not created, nothing left" {
+	local t0 t1
+	mkdir -p "$B/rootfs/app"
+	# an ELF BPF object with 65537 symbols (1.5 MiB): .strtab, .symtab, .shstrtab
+	/usr/bin/python3 - "$B/rootfs/app/symbols.bpf.o" <<-'EOF'
+	import struct, sys
+	n = 65537
+	shstr = b'\0.strtab\0.symtab\0.shstrtab\0'
+	off_sym = 72
+	off_shs = off_sym + 24 * n
+	shoff = (off_shs + len(shstr) + 7) & ~7
+	def shdr(name, type, off, size, link=0, info=0, align=1, entsize=0):
+	    return struct.pack('<IIQQQQIIQQ', name, type, 0, 0, off, size, link, info, align, entsize)
+	elf = bytearray(shoff)
+	# ELFCLASS64, little endian, ET_REL, EM_BPF, 4 section headers, .shstrtab the 4th
+	elf[:64] = struct.pack('<16sHHIQQQIHHHHHH', b'\x7fELF\x02\x01\x01', 1, 247, 1, 0, 0, shoff,
+	                       0, 64, 0, 0, 64, 4, 3)
+	elf[off_shs:off_shs + len(shstr)] = shstr
+	elf += (bytes(64) + shdr(1, 3, 64, 1) + shdr(9, 2, off_sym, 24 * n, 1, 1, 8, 24)
+	        + shdr(17, 3, off_shs, len(shstr)))
+	open(sys.argv[1], 'wb').write(elf)
+	EOF
+	# a file of 65 MiB (sparse)
+	truncate -s 65M "$B/rootfs/app/large.bpf.o"
+	t0=$(date +%s)
+	refused crun org.bpf-token.objects=/app/symbols.bpf.o \
+		'bpftool token needs: object /app/symbols.bpf.o has too many symbols (65537): bpftool parses objects of up to 65536'
+	refused crun org.bpf-token.objects=/app/large.bpf.o \
+		'bpftool token needs: object /app/large.bpf.o is too large (68157440 bytes): bpftool parses objects of up to 64 MiB'
+	t1=$(date +%s)
+	echo "refused after $((t1 - t0)) s"
+	((t1 - t0 < 40))
+	# the control: an object within the bounds
+	gets_xdp_token crun "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o"
+}
+
+@test "runc: objects digest: an image's object whose SHA-256 the policy lists gets its token; one byte changed, refused, nothing left" {
+	local digest
+	mkdir -p "$B/rootfs/app"
+	cp "$PROGS/ctr_xdp.bpf.o" "$B/rootfs/app/x.bpf.o"
+	digest=$(sha256sum "$PROGS/ctr_xdp.bpf.o" | cut -d ' ' -f 1)
+	printf 'objects digest\nobject-digest sha256:%s\n' "$digest" >"$POLICY"
+	gets_xdp_token runc org.bpf-token.objects=/app/x.bpf.o
+	# one byte changed
+	/usr/bin/python3 -c 'import sys
+f = open(sys.argv[1], "r+b")
+f.seek(100)
+b = f.read(1)[0]
+f.seek(100)
+f.write(bytes([b ^ 1]))' "$B/rootfs/app/x.bpf.o"
+	digest=$(sha256sum "$B/rootfs/app/x.bpf.o" | cut -d ' ' -f 1)
+	refused runc org.bpf-token.objects=/app/x.bpf.o \
+		"policy refuses org.bpf-token.objects /app/x.bpf.o (sha256:$digest: not an object-digest of the policy)"
+}
+
+@test "crun: objects host: the object-dir's file gives the token, the image's file of that name is never read; a path is refused" {
+	local d=$B/objects
+	mkdir -m 0755 "$d"
+	install -m 0644 "$PROGS/ctr_xdp.bpf.o" "$d/ctr_xdp.bpf.o"
+	printf 'objects host\nobject-dir %s\n' "$d" >"$POLICY"
+	# the image's files of that name (at its root, its working directory,
+	# and in /app): a kprobe object, which the default policy refuses
+	mkdir -p "$B/rootfs/app"
+	cp "$PROGS/kprobe_ringbuf.bpf.o" "$B/rootfs/ctr_xdp.bpf.o"
+	cp "$PROGS/kprobe_ringbuf.bpf.o" "$B/rootfs/app/ctr_xdp.bpf.o"
+	gets_xdp_token crun org.bpf-token.objects=ctr_xdp.bpf.o
+	refused crun org.bpf-token.objects=/app/ctr_xdp.bpf.o \
+		"org.bpf-token.objects: \"/app/ctr_xdp.bpf.o\" is not a file name of the policy's object-dir"
+	refused crun org.bpf-token.objects=ctr_xdp.bpf.o:../objects/ctr_xdp.bpf.o \
+		"org.bpf-token.objects: \"../objects/ctr_xdp.bpf.o\" is not a file name of the policy's object-dir"
+	# (the image's file, where it is read, is refused)
+	echo 'objects image' >"$POLICY"
+	refused crun org.bpf-token.objects=/app/ctr_xdp.bpf.o \
+		'policy refuses progs kprobe (root-equivalent; org.bpf-token.objects)'
 }
 
 @test "runc: the container puts a symbolic link to a host token in the place of its own: delete does not follow it" {
@@ -631,10 +754,10 @@ podman_setup() {
 	[[ $(stat -c '%u:%g %a' "/run/bpf-token/oci/$id/token") == "$OCI_UID:$OCI_UID 600" ]]
 	run "$BPFTOOL" -j token show "/run/bpf-token/oci/$id/token"
 	echo "$output"
-	[[ $(jq '.[0].userns' <<<"$output") == "$(stat -Lc %i "/proc/$("${PM[@]}" inspect --format '{{.State.Pid}}' "$ID")/ns/user")" ]]
-	[[ $(jq -r '.[0].cgroup.id' <<<"$output") != null ]]
+	[[ $(jq '.userns' <<<"$output") == "$(stat -Lc %i "/proc/$("${PM[@]}" inspect --format '{{.State.Pid}}' "$ID")/ns/user")" ]]
+	[[ $(jq -r '.cgroup.id' <<<"$output") != null ]]
 	# both objects (separated by ":", which podman leaves alone)
-	[[ $(jq -c '.[0].allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
+	[[ $(jq -c '.allowed_progs | sort' <<<"$output") == '["cgroup_skb","xdp"]' ]]
 	# inside: Debian's ip attaches the counter to the container's lo
 	run "${PM[@]}" exec --env LD_LIBRARY_PATH="$BUILD/libbpf" --env LIBBPF_BPF_TOKEN_PATH=/sys/fs/bpf/token \
 		"$ID" sh -c "ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
