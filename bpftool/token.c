@@ -256,14 +256,13 @@ static void print_kmem_json(const struct token_needs *n)
  */
 static void print_kmem_plain(const struct token_needs *n)
 {
-	char tracing[256];
+	struct token_str tracing = {};
 	const char *sep;
 	unsigned int h;
 	size_t i;
 
-	token_mask_snprintf(tracing, sizeof(tracing), TOKEN_SET_PROGS,
-			    n->sets[TOKEN_SET_PROGS] & TOKEN_TRACING_PROGS,
-			    ", ");
+	token_str_add_mask(&tracing, TOKEN_SET_PROGS,
+			   n->sets[TOKEN_SET_PROGS] & TOKEN_TRACING_PROGS, ", ");
 	for (i = 0; i < n->kmem_cnt; i++) {
 		printf("\tkernel memory: program '%s' calls", n->kmem[i].prog);
 		for (h = 0, sep = " "; token_kmem_helper_name(h); h++) {
@@ -273,8 +272,9 @@ static void print_kmem_plain(const struct token_needs *n)
 			sep = ", ";
 		}
 		printf(": the token allows a tracing program type (%s)\n",
-		       tracing);
+		       tracing.buf ?: "");
 	}
+	token_str_free(&tracing);
 }
 
 /* "relaxed_verifier": {"needed": true, false or null (unknown), "programs":
@@ -329,21 +329,13 @@ static void print_trial_plain(const struct token_trial *t)
  */
 static char *trial_progs_str(const struct token_trial *t)
 {
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f;
+	struct token_str s = {};
+	size_t i;
 
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
 	for (i = 0; i < t->cnt; i++)
-		fprintf(f, "%sprogram '%s' (%s)", i ? ", " : "",
-			t->progs[i].name, t->progs[i].reason);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+		token_str_addf(&s, "%sprogram '%s' (%s)", i ? ", " : "",
+			       t->progs[i].name, t->progs[i].reason);
+	return token_str_take(&s);
 }
 
 /* The formats configure mainline kernels, whose tokens have no relaxed
@@ -433,34 +425,223 @@ out:
 	return err;
 }
 
-/* token create ------------------------------------------------------------*/
+/* token create and token delegate: their keywords -------------------------*/
 
-/* What "token create" was asked */
-struct create_args {
-	const char *path;
-	const char *parent;	/* token PARENT */
-	const char *ns;		/* userns NS */
-	int userns_fd;
-	const char *cgroup;	/* cgroup CGROUP */
-	int cgroup_fd;
-	const char *verifier;	/* verifier VERIFIER */
-	bool relaxed;		/* BPF_F_TOKEN_RELAXED_VERIFIER */
-	__u64 sets[__TOKEN_SET_MAX];
-	struct token_needs needs;	/* of the objects */
-	struct token_trial trial;	/* of the objects, without verifier */
+/* The keywords, indexed by enum token_kw */
+static const struct {
+	const char *name;	/* NULL for a set: token_sets[].keyword */
+	const char *arg;	/* what follows it, in the help */
+	const char *what;	/* its argument, in messages */
+	const char *desc;	/* the same, when it is missing */
+	bool repeats;		/* may be given more than once */
+} kw_table[__TOKEN_KW_MAX] = {
+	[TOKEN_KW_TOKEN]	= { "token", "PARENT", "parent token",
+				    "parent token path" },
+	[TOKEN_KW_USERNS]	= { "userns", "NS", "user namespace",
+				    "user namespace (PID or path)" },
+	[TOKEN_KW_CGROUP]	= { "cgroup", "CGROUP", "cgroup",
+				    "cgroup v2 directory" },
+	[TOKEN_KW_CMDS]		= { .arg = "LIST" },
+	[TOKEN_KW_MAPS]		= { .arg = "LIST" },
+	[TOKEN_KW_PROGS]	= { .arg = "LIST" },
+	[TOKEN_KW_ATTACH]	= { .arg = "LIST" },
+	[TOKEN_KW_VERIFIER]	= { "verifier", "VERIFIER", "verifier mode",
+				    "verifier mode (relaxed or strict)" },
+	[TOKEN_KW_OBJECT]	= { "object", "OBJ", "object file",
+				    "object file", true },
 };
 
-static bool is_create_keyword(const char *arg)
+/* Each subcommand's keywords, in the order of its help and its messages */
+static const enum token_kw create_kws[] = {
+	TOKEN_KW_TOKEN, TOKEN_KW_USERNS, TOKEN_KW_CGROUP, TOKEN_KW_CMDS,
+	TOKEN_KW_MAPS, TOKEN_KW_PROGS, TOKEN_KW_ATTACH, TOKEN_KW_VERIFIER,
+	TOKEN_KW_OBJECT,
+};
+
+static const enum token_kw delegate_kws[] = {
+	TOKEN_KW_USERNS, TOKEN_KW_CMDS, TOKEN_KW_MAPS, TOKEN_KW_PROGS,
+	TOKEN_KW_ATTACH, TOKEN_KW_OBJECT, TOKEN_KW_CGROUP, TOKEN_KW_VERIFIER,
+};
+
+const struct token_cmd token_create_cmd = {
+	.name		= "create",
+	.path_what	= "the new token",
+	.kws		= create_kws,
+	.kw_cnt		= ARRAY_SIZE(create_kws),
+};
+
+const struct token_cmd token_delegate_cmd = {
+	.name		= "delegate",
+	.path_what	= "the delegated BPF FS",
+	.kws		= delegate_kws,
+	.kw_cnt		= ARRAY_SIZE(delegate_kws),
+	.required	= 1U << TOKEN_KW_USERNS,
+};
+
+static bool kw_is_set(enum token_kw kw)
+{
+	return kw >= TOKEN_KW_CMDS && kw <= TOKEN_KW_ATTACH;
+}
+
+static const char *kw_name(enum token_kw kw)
+{
+	return kw_is_set(kw) ? token_sets[kw - TOKEN_KW_CMDS].keyword :
+			       kw_table[kw].name;
+}
+
+static bool cmd_has_kw(const struct token_cmd *cmd, enum token_kw kw)
 {
 	unsigned int i;
 
-	for (i = 0; i < __TOKEN_SET_MAX; i++)
-		if (!strcmp(arg, token_sets[i].keyword))
+	for (i = 0; i < cmd->kw_cnt; i++)
+		if (cmd->kws[i] == kw)
 			return true;
+	return false;
+}
 
-	return !strcmp(arg, "token") || !strcmp(arg, "userns") ||
-	       !strcmp(arg, "cgroup") || !strcmp(arg, "verifier") ||
-	       !strcmp(arg, "object");
+/* Is @word, as it is, a keyword of @cmd? */
+static bool is_cmd_kw(const struct token_cmd *cmd, const char *word)
+{
+	unsigned int i;
+
+	for (i = 0; i < cmd->kw_cnt; i++)
+		if (!strcmp(word, kw_name(cmd->kws[i])))
+			return true;
+	return false;
+}
+
+/* The keyword of @cmd that @word is a prefix of (the first in the order of
+ * enum token_kw), or -1
+ */
+static int match_kw(const struct token_cmd *cmd, const char *word)
+{
+	int kw;
+
+	for (kw = 0; kw < __TOKEN_KW_MAX; kw++)
+		if (cmd_has_kw(cmd, kw) && is_prefix(word, kw_name(kw)))
+			return kw;
+	return -1;
+}
+
+/* "expected 'token', 'userns', ... or 'object', got: 'WORD'" */
+static void print_expected(const struct token_cmd *cmd, const char *word)
+{
+	struct token_str s = {};
+	unsigned int i;
+
+	for (i = 0; i < cmd->kw_cnt; i++)
+		token_str_addf(&s, "%s'%s'", !i ? "" :
+			       i + 1 < cmd->kw_cnt ? ", " : " or ",
+			       kw_name(cmd->kws[i]));
+	p_err("expected %s, got: '%s' " TOKEN_HELP_HINT,
+	      s.buf ?: "a keyword", word);
+	token_str_free(&s);
+}
+
+/* "create PATH [token PARENT] ... [object OBJ]...", three keywords a line */
+static void print_cmd_usage(const struct token_cmd *cmd, const char *prefix)
+{
+	enum token_kw kw;
+	unsigned int i;
+	bool req;
+
+	fprintf(stderr, "%s %s token %s PATH", prefix, bin_name, cmd->name);
+	for (i = 0; i < cmd->kw_cnt; i++) {
+		kw = cmd->kws[i];
+		req = cmd->required & (1U << kw);
+		if (i && !(i % 3))
+			fprintf(stderr, " \\\n%25s", "");
+		fprintf(stderr, " %s%s %s%s%s", req ? "" : "[", kw_name(kw),
+			kw_table[kw].arg, req ? "" : "]",
+			kw_table[kw].repeats ? "..." : "");
+	}
+	fputc('\n', stderr);
+}
+
+/* The argument @val of keyword @kw (@word as given), checked and parsed into
+ * @a. 0, or -1 after an error.
+ */
+static int parse_kw_arg(struct token_args *a, enum token_kw kw,
+			const char *word, const char *val)
+{
+	char err_buf[256];
+	enum token_set set;
+
+	if (kw_is_set(kw)) {
+		set = kw - TOKEN_KW_CMDS;
+		if (token_parse_list(set, val, &a->sets[set], err_buf,
+				     sizeof(err_buf))) {
+			p_err("%s " TOKEN_HELP_HINT, err_buf);
+			return -1;
+		}
+		return 0;
+	}
+	if (!*val) {
+		p_err("empty %s after '%s' " TOKEN_HELP_HINT,
+		      kw_table[kw].what, word);
+		return -1;
+	}
+	if (kw != TOKEN_KW_VERIFIER)
+		return 0;
+	if (!strcmp(val, "relaxed")) {
+		a->relaxed = true;
+	} else if (strcmp(val, "strict")) {
+		p_err("unknown verifier mode '%s': expected 'relaxed' or 'strict' " TOKEN_HELP_HINT,
+		      val);
+		return -1;
+	}
+	return 0;
+}
+
+int token_parse_args(const struct token_cmd *cmd, struct token_args *a,
+		     int argc, char **argv, token_kw_fn fn, void *ctx)
+{
+	const char *word, *val;
+	int kw;
+
+	/* "create cmds any": PATH was forgotten, rather than called "cmds" */
+	if (!argc || (is_cmd_kw(cmd, argv[0]) && argc > 1 &&
+		      !is_cmd_kw(cmd, argv[1]))) {
+		p_err("missing PATH for %s " TOKEN_HELP_HINT, cmd->path_what);
+		return -1;
+	}
+	a->path = GET_ARG();
+	if (!*a->path) {
+		p_err("empty PATH for %s " TOKEN_HELP_HINT, cmd->path_what);
+		return -1;
+	}
+
+	while (argc) {
+		word = GET_ARG();
+		kw = match_kw(cmd, word);
+		if (kw < 0) {
+			print_expected(cmd, word);
+			return -1;
+		}
+		if (a->val[kw] && !kw_table[kw].repeats) {
+			if (kw_is_set(kw))
+				p_err("'%s' already specified " TOKEN_HELP_HINT,
+				      kw_name(kw));
+			else
+				p_err("%s already specified " TOKEN_HELP_HINT,
+				      kw_table[kw].what);
+			return -1;
+		}
+		if (!argc) {
+			if (kw_is_set(kw))
+				p_err("missing %s list after '%s' " TOKEN_HELP_HINT,
+				      token_set_what(kw - TOKEN_KW_CMDS), word);
+			else
+				p_err("missing %s after '%s' " TOKEN_HELP_HINT,
+				      kw_table[kw].desc, word);
+			return -1;
+		}
+		val = GET_ARG();
+		a->val[kw] = val;
+		if (parse_kw_arg(a, kw, word, val) || fn(kw, val, ctx))
+			return -1;
+	}
+	return 0;
 }
 
 /* Open the user namespace @ns: a PID, or the path of a namespace file such
@@ -501,67 +682,33 @@ int token_userns_open(const char *ns)
 	return fd;
 }
 
-/* Parse the set keyword @kw and its list: returns the number of arguments
- * taken, or -1.
- */
-int token_parse_set_arg(__u64 *sets, bool *seen, int argc, char **argv,
-			const char *expected)
+/* token create ------------------------------------------------------------*/
+
+/* What "token create" was asked */
+struct create_args {
+	struct token_args args;
+	int userns_fd;
+	int cgroup_fd;
+	struct token_needs needs;	/* of the objects */
+	struct token_trial trial;	/* of the objects, without verifier */
+};
+
+static int create_kw(enum token_kw kw, const char *val, void *ctx)
 {
-	const char *kw = argv[0];
-	char err_buf[256];
-	unsigned int i;
+	struct create_args *a = ctx;
 
-	for (i = 0; i < __TOKEN_SET_MAX; i++)
-		if (is_prefix(kw, token_sets[i].keyword))
-			break;
-	if (i == __TOKEN_SET_MAX) {
-		p_err("expected %s, got: '%s' " TOKEN_HELP_HINT, expected, kw);
-		return -1;
+	switch (kw) {
+	case TOKEN_KW_USERNS:
+		a->userns_fd = token_userns_open(val);
+		return a->userns_fd < 0 ? -1 : 0;
+	case TOKEN_KW_CGROUP:
+		a->cgroup_fd = token_cgroup_open(val);
+		return a->cgroup_fd < 0 ? -1 : 0;
+	case TOKEN_KW_OBJECT:
+		return token_needs_add_file(&a->needs, val);
+	default:
+		return 0;
 	}
-	if (seen[i]) {
-		p_err("'%s' already specified " TOKEN_HELP_HINT,
-		      token_sets[i].keyword);
-		return -1;
-	}
-	seen[i] = true;
-	if (argc < 2) {
-		p_err("missing %s list after '%s' " TOKEN_HELP_HINT,
-		      token_set_what(i), kw);
-		return -1;
-	}
-	if (token_parse_list(i, argv[1], &sets[i], err_buf,
-			     sizeof(err_buf))) {
-		p_err("%s " TOKEN_HELP_HINT, err_buf);
-		return -1;
-	}
-	return 2;
-}
-
-/* The argument of keyword @kw, a @what (@desc when it is missing), given at
- * most once (@prev is the one given before) and not empty. NULL after an
- * error.
- */
-const char *token_keyword_arg(const char *kw, const char *prev,
-			      const char *what, const char *desc, int *argc,
-			      char ***argv)
-{
-	const char *val;
-
-	if (prev) {
-		p_err("%s already specified " TOKEN_HELP_HINT, what);
-		return NULL;
-	}
-	if (!*argc) {
-		p_err("missing %s after '%s' " TOKEN_HELP_HINT, desc, kw);
-		return NULL;
-	}
-	val = *(*argv)++;
-	(*argc)--;
-	if (!*val) {
-		p_err("empty %s after '%s' " TOKEN_HELP_HINT, what, kw);
-		return NULL;
-	}
-	return val;
 }
 
 /* Parse everything, objects included, before talking to the kernel, so that
@@ -569,81 +716,21 @@ const char *token_keyword_arg(const char *kw, const char *prev,
  */
 static int parse_create_args(int argc, char **argv, struct create_args *a)
 {
-	bool seen[__TOKEN_SET_MAX] = {};
-	const char *kw, *obj;
+	__u64 *sets = a->args.sets;
 	int n;
 
-	/* "create cmds any": PATH was forgotten, rather than called "cmds" */
-	if (!argc || (is_create_keyword(argv[0]) && argc > 1 &&
-		      !is_create_keyword(argv[1]))) {
-		p_err("missing PATH for the new token " TOKEN_HELP_HINT);
+	if (token_parse_args(&token_create_cmd, &a->args, argc, argv,
+			     create_kw, a))
 		return -1;
-	}
-	a->path = GET_ARG();
-	if (!*a->path) {
-		p_err("empty PATH for the new token " TOKEN_HELP_HINT);
-		return -1;
-	}
-
-	while (argc) {
-		kw = GET_ARG();
-		if (is_prefix(kw, "token")) {
-			a->parent = token_keyword_arg(kw, a->parent, "parent token",
-						"parent token path", &argc, &argv);
-			if (!a->parent)
-				return -1;
-		} else if (is_prefix(kw, "userns")) {
-			a->ns = token_keyword_arg(kw, a->ns, "user namespace",
-					    "user namespace (PID or path)",
-					    &argc, &argv);
-			if (a->ns)
-				a->userns_fd = token_userns_open(a->ns);
-			if (!a->ns || a->userns_fd < 0)
-				return -1;
-		} else if (is_prefix(kw, "cgroup")) {
-			a->cgroup = token_keyword_arg(kw, a->cgroup, "cgroup",
-						"cgroup v2 directory", &argc, &argv);
-			if (a->cgroup)
-				a->cgroup_fd = token_cgroup_open(a->cgroup);
-			if (!a->cgroup || a->cgroup_fd < 0)
-				return -1;
-		} else if (is_prefix(kw, "verifier")) {
-			a->verifier = token_keyword_arg(kw, a->verifier, "verifier mode",
-						  "verifier mode (relaxed or strict)",
-						  &argc, &argv);
-			if (!a->verifier)
-				return -1;
-			if (!strcmp(a->verifier, "relaxed")) {
-				a->relaxed = true;
-			} else if (strcmp(a->verifier, "strict")) {
-				p_err("unknown verifier mode '%s': expected 'relaxed' or 'strict' " TOKEN_HELP_HINT,
-				      a->verifier);
-				return -1;
-			}
-		} else if (is_prefix(kw, "object")) {
-			/* may be repeated */
-			obj = token_keyword_arg(kw, NULL, "object file", "object file",
-					  &argc, &argv);
-			if (!obj || token_needs_add_file(&a->needs, obj))
-				return -1;
-		} else {
-			n = token_parse_set_arg(a->sets, seen, argc + 1, argv - 1,
-						"'token', 'userns', 'cgroup', 'cmds', 'maps', 'progs', 'attach', 'verifier' or 'object'");
-			if (n < 0)
-				return -1;
-			argc -= n - 1;
-			argv += n - 1;
-		}
-	}
 
 	/* programs that read kernel memory: a tracing program type, unless
 	 * the objects or the lists have one
 	 */
-	if (token_needs_add_tracing(&a->needs, a->sets[TOKEN_SET_PROGS] |
+	if (token_needs_add_tracing(&a->needs, sets[TOKEN_SET_PROGS] |
 				    a->needs.sets[TOKEN_SET_PROGS]))
 		return -1;
 	for (n = 0; n < __TOKEN_SET_MAX; n++)
-		a->sets[n] |= a->needs.sets[n];
+		sets[n] |= a->needs.sets[n];
 	return 0;
 }
 
@@ -654,7 +741,7 @@ static int parse_create_args(int argc, char **argv, struct create_args *a)
  */
 static int open_pin_dir(const char *path, char **base)
 {
-	char *dir_buf, *base_buf;
+	char *dir_buf, *base_buf, *dir;
 	int dir_fd = -1;
 
 	dir_buf = strdup(path);
@@ -663,7 +750,8 @@ static int open_pin_dir(const char *path, char **base)
 		p_err("mem alloc failed");
 		goto out;
 	}
-	dir_fd = open(dirname(dir_buf), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = dirname(dir_buf);
+	dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd >= 0)
 		dir_fd = fd_above_zero(dir_fd);
 	if (dir_fd < 0) {
@@ -672,7 +760,7 @@ static int open_pin_dir(const char *path, char **base)
 		      strerror(errno));
 		goto out;
 	}
-	if (!fd_on_bpffs(dir_fd)) {
+	if (!is_bpffs(dir)) {
 		p_err("can't pin token at %s: not a BPF FS", path);
 		close(dir_fd);
 		dir_fd = -1;
@@ -693,7 +781,10 @@ out:
 /* One error line for the kernel's refusal @err of "token create". */
 static void explain_create_error(int err, const struct create_args *a)
 {
-	const char *path = a->path, *parent = a->parent;
+	const char *path = a->args.path, *parent = a->args.val[TOKEN_KW_TOKEN];
+	const char *ns = a->args.val[TOKEN_KW_USERNS];
+	const char *cgroup = a->args.val[TOKEN_KW_CGROUP];
+	bool relaxed = a->args.relaxed;
 
 	switch (err) {
 	case EEXIST:
@@ -703,13 +794,13 @@ static void explain_create_error(int err, const struct create_args *a)
 		if (parent)
 			p_err("can't create token %s: parent token %s does not allow token_create or everything requested%s%s%s%s%s%s%s",
 			      path, parent,
-			      !a->relaxed ? "" : a->trial.cnt ?
+			      !relaxed ? "" : a->trial.cnt ?
 			      " (the relaxed verifier included, which the objects need)" :
 			      " (the relaxed verifier included)",
-			      a->ns ? ", or user namespace " : "", a->ns ?: "",
-			      a->ns ? " is not within the parent's" : "",
-			      a->cgroup ? ", or cgroup " : "", a->cgroup ?: "",
-			      a->cgroup ? " is not within the parent's scope" : "");
+			      ns ? ", or user namespace " : "", ns ?: "",
+			      ns ? " is not within the parent's" : "",
+			      cgroup ? ", or cgroup " : "", cgroup ?: "",
+			      cgroup ? " is not within the parent's scope" : "");
 		else
 			p_err("can't create token %s: %s (needs CAP_SYS_ADMIN, or 'token PARENT')",
 			      path, strerror(err));
@@ -738,8 +829,8 @@ static void explain_create_error(int err, const struct create_args *a)
 		/* An unknown command also says EINVAL */
 		p_err("can't create token %s: %s (does the kernel support %s?)",
 		      path, strerror(err),
-		      a->relaxed ? "the relaxed verifier of BPF tokens" :
-		      a->cgroup ? "scoping BPF tokens to a cgroup" : a->ns ?
+		      relaxed ? "the relaxed verifier of BPF tokens" :
+		      cgroup ? "scoping BPF tokens to a cgroup" : ns ?
 		      "binding BPF tokens to a user namespace" : "BPF tokens");
 		break;
 	default:
@@ -752,14 +843,15 @@ static void explain_create_error(int err, const struct create_args *a)
  */
 void token_warn_root_equiv(__u64 progs)
 {
-	char names[256];
+	struct token_str names = {};
 
 	progs = token_root_equiv_progs(progs);
 	if (!progs)
 		return;
-	token_mask_snprintf(names, sizeof(names), TOKEN_SET_PROGS, progs, ", ");
+	token_str_add_mask(&names, TOKEN_SET_PROGS, progs, ", ");
 	p_info("Warning: token allows root-equivalent program types (%s): their programs act on the whole system, root's commands and revocation included",
-	       names);
+	       names.buf ?: "");
+	token_str_free(&names);
 }
 
 /* One line on stderr (none with -j) for a token with the relaxed verifier:
@@ -775,7 +867,7 @@ static void warn_verifier(const struct create_args *a)
 		p_info("Warning: token has the relaxed verifier, which %s need%s: its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations",
 		       progs ?: "the objects", a->trial.cnt > 1 ? "" : "s");
 		free(progs);
-	} else if (a->relaxed) {
+	} else if (a->args.relaxed) {
 		p_info("Warning: token has the relaxed verifier: its programs may leak kernel addresses and go without the Spectre v1/v4 mitigations");
 	}
 	if (a->trial.unknown)
@@ -788,23 +880,24 @@ static int do_create(int argc, char **argv)
 	struct create_args a = { .userns_fd = -1, .cgroup_fd = -1 };
 	LIBBPF_OPTS(bpf_token_create_opts, opts);
 	int dir_fd = -1, parent_fd = -1, err = -1;
+	const __u64 *sets = a.args.sets;
 	struct token_desc desc = {};
 	char *base = NULL;
 
 	if (parse_create_args(argc, argv, &a))
 		goto out;
-	opts.allowed_cmds = a.sets[TOKEN_SET_CMDS];
-	opts.allowed_map_types = a.sets[TOKEN_SET_MAPS];
-	opts.allowed_prog_types = a.sets[TOKEN_SET_PROGS];
-	opts.allowed_attach_types = a.sets[TOKEN_SET_ATTACH];
+	opts.allowed_cmds = sets[TOKEN_SET_CMDS];
+	opts.allowed_map_types = sets[TOKEN_SET_MAPS];
+	opts.allowed_prog_types = sets[TOKEN_SET_PROGS];
+	opts.allowed_attach_types = sets[TOKEN_SET_ATTACH];
 
-	dir_fd = open_pin_dir(a.path, &base);
+	dir_fd = open_pin_dir(a.args.path, &base);
 	if (dir_fd < 0)
 		goto out;
 
-	if (a.parent) {
+	if (a.args.val[TOKEN_KW_TOKEN]) {
 		/* deriving uses the parent: read-write */
-		parent_fd = token_open_pinned(a.parent, true);
+		parent_fd = token_open_pinned(a.args.val[TOKEN_KW_TOKEN], true);
 		if (parent_fd < 0)
 			goto out;
 		opts.token_fd = parent_fd;
@@ -825,12 +918,12 @@ static int do_create(int argc, char **argv)
 		goto out;
 	}
 	/* what the objects need of the verifier, unless it was given */
-	if (!a.verifier &&
-	    token_trial_run(&a.trial, &a.needs, a.sets[TOKEN_SET_PROGS]))
+	if (!a.args.val[TOKEN_KW_VERIFIER] &&
+	    token_trial_run(&a.trial, &a.needs, sets[TOKEN_SET_PROGS]))
 		goto out;
 	if (a.trial.cnt)
-		a.relaxed = true;
-	if (a.relaxed)
+		a.args.relaxed = true;
+	if (a.args.relaxed)
 		opts.token_flags |= BPF_F_TOKEN_RELAXED_VERIFIER;
 
 	err = bpf_token_create(dir_fd, base, &opts);
@@ -839,12 +932,12 @@ static int do_create(int argc, char **argv)
 		err = -1;
 		goto out;
 	}
-	token_warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
+	token_warn_root_equiv(sets[TOKEN_SET_PROGS]);
 	warn_verifier(&a);
 
 	/* -j prints what the kernel stored, read back from the pin */
 	if (json_output) {
-		err = token_read_pinned(a.path, &desc);
+		err = token_read_pinned(a.args.path, &desc);
 		if (!err)
 			print_token_json(&desc);
 	}
@@ -968,7 +1061,7 @@ static int show_all(void)
 	size_t i, j;
 	int err;
 
-	err = walk_pinned_objs(BPF_OBJ_TOKEN, BPF_F_RDONLY, verifier_logs,
+	err = walk_pinned_objs(BPF_OBJ_TOKEN, BPF_F_RDONLY, debug_logs,
 			       list_add, &list);
 	if (err < 0)
 		p_err("can't open /proc/mounts: %s", strerror(errno));
@@ -1100,13 +1193,9 @@ static int do_help(int argc, char **argv)
 		return 0;
 	}
 
+	print_cmd_usage(&token_create_cmd, "Usage:");
+	print_cmd_usage(&token_delegate_cmd, "      ");
 	fprintf(stderr,
-		"Usage: %1$s %2$s create PATH [token PARENT] [userns NS] [cgroup CGROUP] \\\n"
-		"                          [cmds LIST] [maps LIST] [progs LIST] \\\n"
-		"                          [attach LIST] [verifier VERIFIER] [object OBJ]...\n"
-		"       %1$s %2$s delegate PATH userns NS [cmds LIST] [maps LIST] \\\n"
-		"                          [progs LIST] [attach LIST] [object OBJ]... \\\n"
-		"                          [cgroup CGROUP] [verifier VERIFIER]\n"
 		"       %1$s %2$s { show | list } [PATH]\n"
 		"       %1$s %2$s needs OBJ [OBJ...] [format FORMAT]\n"
 		"       %1$s %2$s revoke PATH\n"

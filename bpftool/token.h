@@ -70,9 +70,6 @@ int token_read_pinned(const char *path, struct token_desc *desc);
  */
 int fd_above_zero(int fd);
 
-/* Is @fd on a BPF FS? */
-bool fd_on_bpffs(int fd);
-
 /* The cgroup scope (token_cgroup.c). Open @path, a cgroup v2 directory, for
  * "token create ... cgroup CGROUP": prints an error naming it and returns -1
  * if it is not one.
@@ -95,21 +92,58 @@ void print_sets_plain(FILE *f, const __u64 *sets);
  */
 int token_userns_open(const char *ns);
 
-/* argv[0] is a set keyword (cmds, maps, progs, attach), argv[1] its list:
- * parse the list into its element of @sets. @seen: the sets given so far;
- * @expected: the command's keywords, for the error on another word. Returns
- * the number of arguments taken (2), or -1 after an error.
+/* The keywords of "token create" and "token delegate", whose table token.c
+ * has, in the order they are matched: a word is the first keyword it is a
+ * prefix of.
  */
-int token_parse_set_arg(__u64 *sets, bool *seen, int argc, char **argv,
-			const char *expected);
+enum token_kw {
+	TOKEN_KW_TOKEN,		/* token PARENT */
+	TOKEN_KW_USERNS,	/* userns NS */
+	TOKEN_KW_CGROUP,	/* cgroup CGROUP */
+	/* cmds LIST, maps LIST, progs LIST and attach LIST */
+	TOKEN_KW_CMDS,
+	TOKEN_KW_MAPS		= TOKEN_KW_CMDS + TOKEN_SET_MAPS,
+	TOKEN_KW_PROGS		= TOKEN_KW_CMDS + TOKEN_SET_PROGS,
+	TOKEN_KW_ATTACH		= TOKEN_KW_CMDS + TOKEN_SET_ATTACH,
+	TOKEN_KW_VERIFIER	= TOKEN_KW_CMDS + __TOKEN_SET_MAX,
+	TOKEN_KW_OBJECT,	/* object OBJ, which may be repeated */
+	__TOKEN_KW_MAX,
+};
 
-/* The argument of keyword @kw, a @what (@desc when it is missing), given at
- * most once (@prev is the one given before) and not empty. NULL after an
- * error.
+/* A subcommand of keywords: PATH, then its keywords in any order */
+struct token_cmd {
+	const char *name;		/* "create" */
+	const char *path_what;		/* PATH in messages: "the new token" */
+	const enum token_kw *kws;	/* in the order of its help */
+	unsigned int kw_cnt;
+	unsigned int required;		/* bits (1 << kw), no [] in help */
+};
+
+extern const struct token_cmd token_create_cmd;
+extern const struct token_cmd token_delegate_cmd;
+
+/* What a subcommand of keywords was given */
+struct token_args {
+	const char *path;
+	/* the argument of each keyword (of object, the last one), or NULL */
+	const char *val[__TOKEN_KW_MAX];
+	__u64 sets[__TOKEN_SET_MAX];
+	bool relaxed;		/* verifier relaxed */
+};
+
+/* Called by token_parse_args() with each keyword and its argument once
+ * they are checked, for what the subcommand does with them: 0 goes on,
+ * anything else stops the parse, after an error.
  */
-const char *token_keyword_arg(const char *kw, const char *prev,
-			      const char *what, const char *desc, int *argc,
-			      char ***argv);
+typedef int (*token_kw_fn)(enum token_kw kw, const char *val, void *ctx);
+
+/* Parse the arguments of @cmd into @a: PATH, then its keywords, each given
+ * at most once (but object) with an argument that is not empty, the lists
+ * of the sets parsed, verifier relaxed or strict. Calls @fn (with @ctx) on
+ * each keyword. Returns 0, or -1 after an error.
+ */
+int token_parse_args(const struct token_cmd *cmd, struct token_args *a,
+		     int argc, char **argv, token_kw_fn fn, void *ctx);
 
 /* One line on stderr (none with -j) when @progs has root-equivalent program
  * types.

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,26 +85,22 @@ static int find_cb(const char *fpath, const struct stat *sb, int typeflag,
 	return 1;
 }
 
-/* Walk the (first) cgroup v2 mount for the cgroup @id. */
+/* Walk the (first) cgroup v2 mount, as "cgroup tree" finds it, for the
+ * cgroup @id.
+ */
 static char *find_cgroup(__u64 id)
 {
-	struct mntent *mnt;
-	FILE *f;
+	char *root;
 
-	f = setmntent("/proc/mounts", "r");
-	if (!f)
+	root = find_cgroup_root();
+	if (!root)
 		return NULL;
-	while ((mnt = getmntent(f))) {
-		if (strcmp(mnt->mnt_type, "cgroup2"))
-			continue;
-		find.id = id;
-		find.path = NULL;
-		/* "/" as the mount point: keep the path's own "/" */
-		find.root_len = strcmp(mnt->mnt_dir, "/") ? strlen(mnt->mnt_dir) : 0;
-		nftw(mnt->mnt_dir, find_cb, 16, FTW_PHYS | FTW_MOUNT);
-		break;
-	}
-	endmntent(f);
+	find.id = id;
+	find.path = NULL;
+	/* "/" as the mount point: keep the path's own "/" */
+	find.root_len = strcmp(root, "/") ? strlen(root) : 0;
+	nftw(root, find_cb, 16, FTW_PHYS | FTW_MOUNT);
+	free(root);
 
 	return find.path;
 }

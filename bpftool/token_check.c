@@ -8,7 +8,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,32 +68,11 @@ static bool caller_has_bpf_caps(void)
 	return caller_has_caps(1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN);
 }
 
-/* A message that grows, cut with "..." when it does not fit */
-struct msg {
-	char buf[4096];
-	size_t len;
-};
-
-static void __printf(2, 3) msg_add(struct msg *m, const char *fmt, ...)
-{
-	size_t room = m->len < sizeof(m->buf) ? sizeof(m->buf) - m->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? m->buf + m->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		m->len += n;
-	if (m->len >= sizeof(m->buf))
-		strcpy(m->buf + sizeof(m->buf) - 4, "...");
-}
-
 /* Add to @m who needs bit @bit of @set (every item of @n that is it, each
  * name once): "(map 'a', map 'b')". Sets *@required if one of them is not
  * optional.
  */
-static void add_who(struct msg *m, const struct token_needs *n,
+static void add_who(struct token_str *m, const struct token_needs *n,
 		    unsigned int set, unsigned int bit, bool *required)
 {
 	bool first = true, dup;
@@ -112,10 +90,10 @@ static void add_who(struct msg *m, const struct token_needs *n,
 			      !strcmp(n->items[j].who, it->who);
 		if (dup)
 			continue;
-		msg_add(m, "%s%s", first ? "(" : ", ", it->who);
+		token_str_addf(m, "%s%s", first ? "(" : ", ", it->who);
 		first = false;
 	}
-	msg_add(m, ")");
+	token_str_addf(m, ")");
 }
 
 /* Describe in @m every element of @n that @allowed lacks, with what needs
@@ -124,7 +102,7 @@ static void add_who(struct msg *m, const struct token_needs *n,
  * whether one of them is not optional.
  */
 static int token_needs_missing(const struct token_needs *n,
-			       const __u64 *allowed, struct msg *m,
+			       const __u64 *allowed, struct token_str *m,
 			       bool *required)
 {
 	unsigned int set, bit;
@@ -137,12 +115,12 @@ static int token_needs_missing(const struct token_needs *n,
 			if (!(n->sets[set] & ~allowed[set] & (1ULL << bit)))
 				continue;
 			name = token_bit_name(set, bit);
-			msg_add(m, "%s%s ", missing ? ", " : "",
-				token_set_what(set));
+			token_str_addf(m, "%s%s ", missing ? ", " : "",
+				       token_set_what(set));
 			if (name)
-				msg_add(m, "%s ", name);
+				token_str_addf(m, "%s ", name);
 			else
-				msg_add(m, "%u ", bit);
+				token_str_addf(m, "%u ", bit);
 			add_who(m, n, set, bit, required);
 			missing++;
 		}
@@ -157,7 +135,7 @@ static int token_needs_missing(const struct token_needs *n,
  * 'b' calls ...)". Returns whether it did.
  */
 static bool token_kmem_missing(const struct token_needs *n, __u64 progs,
-			       struct msg *m, int missing)
+			       struct token_str *m, int missing)
 {
 	unsigned int h;
 	const char *sep;
@@ -166,18 +144,19 @@ static bool token_kmem_missing(const struct token_needs *n, __u64 progs,
 	if (!n->kmem_cnt || (progs & TOKEN_TRACING_PROGS))
 		return false;
 
-	msg_add(m, "%sa tracing program type (", missing ? ", " : "");
+	token_str_addf(m, "%sa tracing program type (", missing ? ", " : "");
 	for (i = 0; i < n->kmem_cnt; i++) {
-		msg_add(m, "%sprogram '%s' calls", i ? ", " : "",
-			n->kmem[i].prog);
+		token_str_addf(m, "%sprogram '%s' calls", i ? ", " : "",
+			       n->kmem[i].prog);
 		for (h = 0, sep = " "; token_kmem_helper_name(h); h++) {
 			if (!(n->kmem[i].helpers & (1U << h)))
 				continue;
-			msg_add(m, "%s%s()", sep, token_kmem_helper_name(h));
+			token_str_addf(m, "%s%s()", sep,
+				       token_kmem_helper_name(h));
 			sep = ", ";
 		}
 	}
-	msg_add(m, ")");
+	token_str_addf(m, ")");
 	return true;
 }
 
@@ -188,7 +167,7 @@ static int token_check_needs(const char *path, int token_fd,
 			     const struct token_needs *n)
 {
 	struct token_desc desc = {};
-	struct msg m = {};
+	struct token_str m = {};
 	bool required, refused;
 	int err, missing;
 
@@ -217,15 +196,17 @@ static int token_check_needs(const char *path, int token_fd,
 			  !caller_has_caps(1ULL << CAP_PERFMON |
 					   1ULL << CAP_SYS_ADMIN);
 	}
-	if (!missing)
-		return 0;
-
-	if (refused) {
+	if (missing && m.oom) {
+		p_err("mem alloc failed");
+		err = -1;
+	} else if (missing && refused) {
 		p_err("token %s does not allow %s", path, m.buf);
-		return -1;
+		err = -1;
+	} else if (missing) {
+		p_info("Warning: token %s does not allow %s", path, m.buf);
 	}
-	p_info("Warning: token %s does not allow %s", path, m.buf);
-	return 0;
+	token_str_free(&m);
+	return err;
 }
 
 int token_check_object(const char *path, int token_fd, struct bpf_object *obj,

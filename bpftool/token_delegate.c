@@ -49,9 +49,6 @@ static const char * const delegate_opts[__TOKEN_SET_MAX] = {
 	[TOKEN_SET_ATTACH]	= "delegate_attachs",
 };
 
-#define DELEGATE_KEYWORDS \
-	"'userns', 'cmds', 'maps', 'progs', 'attach', 'object', 'cgroup' or 'verifier'"
-
 /* Reading mountinfo -------------------------------------------------------*/
 
 /* A delegated BPF FS mount, as a mount namespace's mountinfo shows it */
@@ -61,7 +58,7 @@ struct deleg_mount {
 	__u64 mnt_ns;		/* inode of the mount namespace */
 	int mnt_id;
 	__u64 sets[__TOKEN_SET_MAX];
-	char *unknown;		/* elements bpftool can't name, or NULL */
+	struct token_str unknown;	/* elements bpftool can't name */
 	bool has_cgroup;	/* delegate_cgroup=ID */
 	__u64 cgroup_id;
 	bool relaxed;		/* delegate_verifier=relaxed */
@@ -76,7 +73,7 @@ struct deleg_list {
 static void deleg_free(struct deleg_mount *m)
 {
 	free(m->path);
-	free(m->unknown);
+	token_str_free(&m->unknown);
 }
 
 static void deleg_list_free(struct deleg_list *l)
@@ -103,20 +100,6 @@ static void unescape(char *s)
 		}
 	}
 	*out = '\0';
-}
-
-/* Append @word to the "unknown" text of @m (set:word) */
-static int note_unknown(struct deleg_mount *m, enum token_set set,
-			const char *word)
-{
-	char *s;
-
-	if (asprintf(&s, "%s%s%s=%s", m->unknown ?: "", m->unknown ? "," : "",
-		     delegate_opts[set], word) < 0)
-		return -1;
-	free(m->unknown);
-	m->unknown = s;
-	return 0;
 }
 
 /* Parse the value of a delegate_* option as the kernel prints it: "any",
@@ -155,7 +138,11 @@ static int parse_opt_value(struct deleg_mount *m, enum token_set set,
 			m->sets[set] |= 1ULL << bit;
 			continue;
 		}
-		if (note_unknown(m, set, word))
+		/* "delegate_maps=word", as the kernel says it */
+		token_str_addf(&m->unknown, "%s%s=%s",
+			       m->unknown.len ? "," : "", delegate_opts[set],
+			       word);
+		if (m->unknown.oom)
 			return -1;
 	}
 	return 0;
@@ -378,8 +365,8 @@ static void print_deleg_json(const struct deleg_mount *m)
 	/* mountinfo does not say which user namespace owns the mount */
 	jsonw_null_field(json_wtr, "userns");
 	print_sets_json(m->sets);
-	if (m->unknown)
-		jsonw_string_field(json_wtr, "unknown", m->unknown);
+	if (m->unknown.len)
+		jsonw_string_field(json_wtr, "unknown", m->unknown.buf);
 	jsonw_bool_field(json_wtr, "root_equivalent",
 			 token_root_equiv_progs(m->sets[TOKEN_SET_PROGS]));
 	jsonw_bool_field(json_wtr, "relaxed_verifier", m->relaxed);
@@ -407,8 +394,8 @@ static void print_deleg_plain(FILE *f, const struct deleg_mount *m)
 		fprintf(f, " (of pid %d)", m->pid);
 	fputc('\n', f);
 	print_sets_plain(f, m->sets);
-	if (m->unknown)
-		fprintf(f, "\tunknown: %s\n", m->unknown);
+	if (m->unknown.len)
+		fprintf(f, "\tunknown: %s\n", m->unknown.buf);
 	if (token_root_equiv_progs(m->sets[TOKEN_SET_PROGS]))
 		fprintf(f, "\troot-equivalent\n");
 	if (m->relaxed)
@@ -532,31 +519,14 @@ int token_revoke_delegated(const char *path, int *err)
 /* token delegate ----------------------------------------------------------*/
 
 struct delegate_args {
-	const char *path;
-	const char *ns;		/* userns NS */
+	struct token_args args;
 	int userns_fd;
 	int pid;		/* NS was a PID: PATH is in its mount namespace */
 	int mntns_fd;
-	const char *cgroup;	/* cgroup CGROUP */
 	int cgroup_fd;
-	const char *verifier;	/* verifier VERIFIER */
-	bool relaxed;
-	__u64 sets[__TOKEN_SET_MAX];
-	bool has_objects;
 	struct token_needs needs;
 	struct token_trial trial;
 };
-
-static bool is_delegate_keyword(const char *arg)
-{
-	unsigned int i;
-
-	for (i = 0; i < __TOKEN_SET_MAX; i++)
-		if (!strcmp(arg, token_sets[i].keyword))
-			return true;
-	return !strcmp(arg, "userns") || !strcmp(arg, "cgroup") ||
-	       !strcmp(arg, "verifier") || !strcmp(arg, "object");
-}
 
 /* The PID of NS if it is one, else 0 */
 static int ns_pid(const char *ns)
@@ -568,79 +538,42 @@ static int ns_pid(const char *ns)
 	return *ns && !*p ? atoi(ns) : 0;
 }
 
+static int delegate_kw(enum token_kw kw, const char *val, void *ctx)
+{
+	struct delegate_args *a = ctx;
+
+	switch (kw) {
+	case TOKEN_KW_USERNS:
+		a->userns_fd = token_userns_open(val);
+		a->pid = ns_pid(val);
+		return a->userns_fd < 0 ? -1 : 0;
+	case TOKEN_KW_OBJECT:
+		return token_needs_add_file(&a->needs, val);
+	default:
+		return 0;
+	}
+}
+
 static int parse_delegate_args(int argc, char **argv, struct delegate_args *a)
 {
-	bool seen[__TOKEN_SET_MAX] = {};
+	__u64 needed[__TOKEN_SET_MAX], *sets = a->args.sets;
+	const char *path;
 	char mnt[64];
-	const char *kw, *obj;
 	int n;
 
-	if (!argc || (is_delegate_keyword(argv[0]) && argc > 1 &&
-		      !is_delegate_keyword(argv[1]))) {
-		p_err("missing PATH for the delegated BPF FS " TOKEN_HELP_HINT);
+	if (token_parse_args(&token_delegate_cmd, &a->args, argc, argv,
+			     delegate_kw, a))
 		return -1;
-	}
-	a->path = GET_ARG();
-	if (!*a->path) {
-		p_err("empty PATH for the delegated BPF FS " TOKEN_HELP_HINT);
-		return -1;
-	}
+	path = a->args.path;
 
-	while (argc) {
-		kw = GET_ARG();
-		if (is_prefix(kw, "userns")) {
-			a->ns = token_keyword_arg(kw, a->ns, "user namespace",
-						  "user namespace (PID or path)",
-						  &argc, &argv);
-			if (a->ns)
-				a->userns_fd = token_userns_open(a->ns);
-			if (!a->ns || a->userns_fd < 0)
-				return -1;
-			a->pid = ns_pid(a->ns);
-		} else if (is_prefix(kw, "cgroup")) {
-			a->cgroup = token_keyword_arg(kw, a->cgroup, "cgroup",
-						      "cgroup v2 directory",
-						      &argc, &argv);
-			if (!a->cgroup)
-				return -1;
-		} else if (is_prefix(kw, "verifier")) {
-			a->verifier = token_keyword_arg(kw, a->verifier,
-							"verifier mode",
-							"verifier mode (relaxed or strict)",
-							&argc, &argv);
-			if (!a->verifier)
-				return -1;
-			if (!strcmp(a->verifier, "relaxed")) {
-				a->relaxed = true;
-			} else if (strcmp(a->verifier, "strict")) {
-				p_err("unknown verifier mode '%s': expected 'relaxed' or 'strict' " TOKEN_HELP_HINT,
-				      a->verifier);
-				return -1;
-			}
-		} else if (is_prefix(kw, "object")) {
-			obj = token_keyword_arg(kw, NULL, "object file",
-						"object file", &argc, &argv);
-			if (!obj || token_needs_add_file(&a->needs, obj))
-				return -1;
-			a->has_objects = true;
-		} else {
-			n = token_parse_set_arg(a->sets, seen, argc + 1,
-						argv - 1, DELEGATE_KEYWORDS);
-			if (n < 0)
-				return -1;
-			argc -= n - 1;
-			argv += n - 1;
-		}
-	}
-
-	if (!a->ns) {
+	if (!a->args.val[TOKEN_KW_USERNS]) {
 		p_err("missing 'userns NS': a delegated BPF FS is owned by a user namespace " TOKEN_HELP_HINT);
 		return -1;
 	}
 	if (a->pid) {
-		if (a->path[0] != '/') {
+		if (path[0] != '/') {
 			p_err("PATH %s must be absolute: it is in the mount namespace of process %d",
-			      a->path, a->pid);
+			      path, a->pid);
 			return -1;
 		}
 		snprintf(mnt, sizeof(mnt), "/proc/%d/ns/mnt", a->pid);
@@ -652,19 +585,17 @@ static int parse_delegate_args(int argc, char **argv, struct delegate_args *a)
 		}
 	}
 
-	if (token_needs_add_tracing(&a->needs, a->sets[TOKEN_SET_PROGS] |
+	if (token_needs_add_tracing(&a->needs, sets[TOKEN_SET_PROGS] |
 				    a->needs.sets[TOKEN_SET_PROGS]))
 		return -1;
-	if (a->has_objects) {
-		__u64 sets[__TOKEN_SET_MAX];
-
+	if (a->args.val[TOKEN_KW_OBJECT]) {
 		/* what the objects need through a delegated token, whose
 		 * kernel checks the expected attach type of every program
 		 * type, with what libbpf loads through the token first
 		 */
-		token_needs_mainline_sets(&a->needs, sets);
+		token_needs_mainline_sets(&a->needs, needed);
 		for (n = 0; n < __TOKEN_SET_MAX; n++)
-			a->sets[n] |= sets[n];
+			sets[n] |= needed[n];
 	}
 	return 0;
 }
@@ -672,19 +603,20 @@ static int parse_delegate_args(int argc, char **argv, struct delegate_args *a)
 /* PATH must be a directory where it will be mounted */
 static int check_mountpoint(const struct delegate_args *a)
 {
+	const char *path = a->args.path;
 	char buf[PATH_MAX + 64];
 	struct stat st;
 
 	if (a->pid)
-		snprintf(buf, sizeof(buf), "/proc/%d/root%s", a->pid, a->path);
+		snprintf(buf, sizeof(buf), "/proc/%d/root%s", a->pid, path);
 	else
-		snprintf(buf, sizeof(buf), "%s", a->path);
+		snprintf(buf, sizeof(buf), "%s", path);
 	if (stat(buf, &st)) {
-		p_err("can't mount at %s: %s", a->path, strerror(errno));
+		p_err("can't mount at %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		p_err("can't mount at %s: not a directory", a->path);
+		p_err("can't mount at %s: not a directory", path);
 		return -1;
 	}
 	return 0;
@@ -813,23 +745,24 @@ static int fsconfig_str(int fs_fd, const char *key, const char *val,
  */
 static int configure_and_mount(int fs_fd, const struct delegate_args *a)
 {
+	const char *path = a->args.path, *msg;
+	const __u64 *sets = a->args.sets;
 	char val[32], buf[256];
-	const char *msg;
 	unsigned int i;
 	int mnt_fd;
 
 	for (i = 0; i < __TOKEN_SET_MAX; i++) {
-		if (!a->sets[i])
+		if (!sets[i])
 			continue;
 		/* One mask: in mainline, a number after names in the same
 		 * option replaces them rather than adding to them.
 		 */
-		if (a->sets[i] == TOKEN_MASK_ANY)
+		if (sets[i] == TOKEN_MASK_ANY)
 			snprintf(val, sizeof(val), "any");
 		else
 			snprintf(val, sizeof(val), "0x%llx",
-				 (unsigned long long)a->sets[i]);
-		if (fsconfig_str(fs_fd, delegate_opts[i], val, a->path))
+				 (unsigned long long)sets[i]);
+		if (fsconfig_str(fs_fd, delegate_opts[i], val, path))
 			return -1;
 	}
 	if (a->cgroup_fd >= 0 &&
@@ -837,22 +770,22 @@ static int configure_and_mount(int fs_fd, const struct delegate_args *a)
 		    "delegate_cgroup", NULL, a->cgroup_fd)) {
 		msg = fs_log(fs_fd, buf, sizeof(buf));
 		p_err("can't delegate at %s: the kernel refuses cgroup %s: %s",
-		      a->path, a->cgroup, msg ?: strerror(errno));
+		      path, a->args.val[TOKEN_KW_CGROUP], msg ?: strerror(errno));
 		return -1;
 	}
-	if (a->relaxed &&
-	    fsconfig_str(fs_fd, "delegate_verifier", "relaxed", a->path))
+	if (a->args.relaxed &&
+	    fsconfig_str(fs_fd, "delegate_verifier", "relaxed", path))
 		return -1;
 
 	if (syscall(__NR_fsconfig, fs_fd, DLG_FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
 		msg = fs_log(fs_fd, buf, sizeof(buf));
-		p_err("can't create the BPF FS for %s: %s", a->path,
+		p_err("can't create the BPF FS for %s: %s", path,
 		      msg ?: strerror(errno));
 		return -1;
 	}
 	mnt_fd = syscall(__NR_fsmount, fs_fd, DLG_FSMOUNT_CLOEXEC, 0);
 	if (mnt_fd < 0)
-		p_err("can't mount the BPF FS for %s: %s", a->path,
+		p_err("can't mount the BPF FS for %s: %s", path,
 		      strerror(errno));
 	return mnt_fd;
 }
@@ -868,12 +801,13 @@ static int move_to(int mnt_fd, const char *path)
  */
 static int attach_mount(int mnt_fd, const struct delegate_args *a)
 {
+	const char *path = a->args.path;
 	int status, err;
 	pid_t pid;
 
 	if (!a->pid) {
-		if (move_to(mnt_fd, a->path)) {
-			p_err("can't mount at %s: %s", a->path, strerror(errno));
+		if (move_to(mnt_fd, path)) {
+			p_err("can't mount at %s: %s", path, strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -888,17 +822,17 @@ static int attach_mount(int mnt_fd, const struct delegate_args *a)
 	if (!pid) {
 		if (setns(a->mntns_fd, CLONE_NEWNS))
 			_exit(errno & 0xff ?: 1);
-		_exit(move_to(mnt_fd, a->path) ? (errno & 0xff ?: 1) : 0);
+		_exit(move_to(mnt_fd, path) ? (errno & 0xff ?: 1) : 0);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
 		p_err("can't mount at %s in the mount namespace of process %d",
-		      a->path, a->pid);
+		      path, a->pid);
 		return -1;
 	}
 	err = WEXITSTATUS(status);
 	if (err) {
 		p_err("can't mount at %s in the mount namespace of process %d: %s",
-		      a->path, a->pid, strerror(err));
+		      path, a->pid, strerror(err));
 		return -1;
 	}
 	return 0;
@@ -907,6 +841,7 @@ static int attach_mount(int mnt_fd, const struct delegate_args *a)
 /* Refuse what the kernel can't do, before anything is made */
 static int check_kernel(const struct delegate_args *a)
 {
+	const char *cgroup = a->args.val[TOKEN_KW_CGROUP];
 	const struct token_abi *abi = token_abi_get();
 
 	if (!abi->delegated) {
@@ -919,12 +854,12 @@ static int check_kernel(const struct delegate_args *a)
 			      abi->why ?: "unknown token ABI");
 		return -1;
 	}
-	if (a->cgroup && !abi->delegate_cgroup) {
+	if (cgroup && !abi->delegate_cgroup) {
 		p_err("can't delegate with cgroup %s: the kernel has no cgroup scope for delegated tokens",
-		      a->cgroup);
+		      cgroup);
 		return -1;
 	}
-	if (a->relaxed && !abi->delegate_relaxed) {
+	if (a->args.relaxed && !abi->delegate_relaxed) {
 		p_err("can't delegate with 'verifier relaxed': the kernel has no relaxed verifier for delegated tokens");
 		return -1;
 	}
@@ -938,12 +873,13 @@ int token_do_delegate(int argc, char **argv)
 	};
 	const struct token_abi *abi = token_abi_get();
 	int fs_fd = -1, mnt_fd = -1, err = -1;
+	struct token_args *args = &a.args;
 	struct deleg_mount m = {};
 
 	if (parse_delegate_args(argc, argv, &a) || check_kernel(&a))
 		goto out;
-	if (a.cgroup) {
-		a.cgroup_fd = token_cgroup_open(a.cgroup);
+	if (args->val[TOKEN_KW_CGROUP]) {
+		a.cgroup_fd = token_cgroup_open(args->val[TOKEN_KW_CGROUP]);
 		if (a.cgroup_fd < 0)
 			goto out;
 	}
@@ -951,29 +887,29 @@ int token_do_delegate(int argc, char **argv)
 		goto out;
 
 	/* what the objects need of the verifier, unless it was given */
-	if (a.has_objects && !a.verifier &&
-	    token_trial_run(&a.trial, &a.needs, a.sets[TOKEN_SET_PROGS]))
+	if (args->val[TOKEN_KW_OBJECT] && !args->val[TOKEN_KW_VERIFIER] &&
+	    token_trial_run(&a.trial, &a.needs, args->sets[TOKEN_SET_PROGS]))
 		goto out;
 	if (a.trial.cnt && abi->delegate_relaxed)
-		a.relaxed = true;
+		args->relaxed = true;
 	else if (a.trial.cnt)
 		p_info("Warning: the objects need the relaxed verifier, which this kernel's delegated tokens lack: they load only with CAP_PERFMON, or with a tracing program type in 'progs'");
 
 	fs_fd = fsopen_in_userns(a.userns_fd);
 	if (fs_fd < 0) {
-		p_err("can't open a BPF FS in user namespace %s: %s", a.ns,
-		      strerror(errno));
+		p_err("can't open a BPF FS in user namespace %s: %s",
+		      args->val[TOKEN_KW_USERNS], strerror(errno));
 		goto out;
 	}
 	mnt_fd = configure_and_mount(fs_fd, &a);
 	if (mnt_fd < 0 || attach_mount(mnt_fd, &a))
 		goto out;
 	err = 0;
-	token_warn_root_equiv(a.sets[TOKEN_SET_PROGS]);
+	token_warn_root_equiv(args->sets[TOKEN_SET_PROGS]);
 
 	/* -j prints what the kernel shows of the new mount */
 	if (json_output) {
-		if (find_deleg(a.pid, a.path, &m) > 0) {
+		if (find_deleg(a.pid, args->path, &m) > 0) {
 			print_deleg_json(&m);
 			deleg_free(&m);
 		} else {

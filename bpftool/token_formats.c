@@ -23,8 +23,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "token_formats.h"
@@ -58,53 +56,17 @@ int token_format_by_name(const char *name)
 	return -1;
 }
 
-/* A growing line */
-struct line {
-	char *buf;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-static void line_add_n(struct line *l, const char *s, size_t n)
-{
-	char *tmp;
-	size_t cap;
-
-	if (l->oom)
-		return;
-	if (l->len + n + 1 > l->cap) {
-		cap = (l->len + n + 1) * 2;
-		tmp = realloc(l->buf, cap);
-		if (!tmp) {
-			l->oom = true;
-			return;
-		}
-		l->buf = tmp;
-		l->cap = cap;
-	}
-	memcpy(l->buf + l->len, s, n);
-	l->len += n;
-	l->buf[l->len] = '\0';
-}
-
-static void line_add(struct line *l, const char *s)
-{
-	line_add_n(l, s, strlen(s));
-}
-
 /* systemd's name of @name, a name of @set: "BPF" and the rest of the enum
  * name in camel case.
  */
-static void line_add_systemd_name(struct line *l, enum token_set set,
-				  const char *name)
+static void add_systemd_name(struct token_str *l, enum token_set set,
+			     const char *name)
 {
 	const char *prefix = token_sets[set].prefix;	/* "bpf_map_type_" */
-	char word[64];
 	const char *p;
 	size_t n;
 
-	line_add(l, "BPF");
+	token_str_addf(l, "BPF");
 	/* the words of the prefix after "bpf_", then those of the name */
 	for (p = prefix + strlen("bpf_"); *p || *name; p += n + !!p[n]) {
 		if (!*p) {
@@ -112,17 +74,15 @@ static void line_add_systemd_name(struct line *l, enum token_set set,
 			name = "";
 		}
 		n = strcspn(p, "_");
-		if (!n || n >= sizeof(word))
-			continue;
-		memcpy(word, p, n);
-		word[0] = toupper((unsigned char)word[0]);
-		line_add_n(l, word, n);
+		if (n)
+			token_str_addf(l, "%c%.*s", toupper((unsigned char)*p),
+				       (int)n - 1, p + 1);
 	}
 }
 
 /* systemd's names of the elements of a set, with ',' between them */
 struct systemd_ctx {
-	struct line *line;
+	struct token_str *line;
 	enum token_set set;
 	bool first;
 };
@@ -132,12 +92,12 @@ static void add_systemd_name_cb(const char *name, void *ctx)
 	struct systemd_ctx *c = ctx;
 
 	if (!c->first)
-		line_add(c->line, ",");
+		token_str_addf(c->line, ",");
 	c->first = false;
 	if (strcmp(name, "any"))
-		line_add_systemd_name(c->line, c->set, name);
+		add_systemd_name(c->line, c->set, name);
 	else
-		line_add(c->line, name);
+		token_str_addf(c->line, "%s", name);
 }
 
 /* Does @mask of @set have a bit without a name? */
@@ -153,51 +113,36 @@ static bool has_unnamed_bits(enum token_set set, __u64 mask)
 	return false;
 }
 
-static void line_add_set(struct line *l, enum token_format fmt,
-			 enum token_set set, __u64 mask)
+static void add_set(struct token_str *l, enum token_format fmt,
+		    enum token_set set, __u64 mask)
 {
 	struct systemd_ctx ctx = { .line = l, .set = set, .first = true };
-	const char *sep = fmt == TOKEN_FORMAT_INCUS ? "," : ":";
-	char hex[24], *names;
-	int len;
 
-	if (fmt == TOKEN_FORMAT_SYSTEMD) {
+	if (fmt == TOKEN_FORMAT_SYSTEMD)
 		token_mask_for_each(set, mask, add_systemd_name_cb, &ctx);
-		return;
-	}
-	if (has_unnamed_bits(set, mask)) {
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)mask);
-		line_add(l, hex);
-		return;
-	}
-	/* bpftool's names: the kernel's, and so Incus' and LXD's */
-	len = token_mask_snprintf(NULL, 0, set, mask, sep);
-	names = malloc(len + 1);
-	if (!names) {
-		l->oom = true;
-		return;
-	}
-	token_mask_snprintf(names, len + 1, set, mask, sep);
-	line_add(l, names);
-	free(names);
+	else if (has_unnamed_bits(set, mask))
+		token_str_addf(l, "0x%llx", (unsigned long long)mask);
+	else
+		/* bpftool's names: the kernel's, and so Incus' and LXD's */
+		token_str_add_mask(l, set, mask,
+				   fmt == TOKEN_FORMAT_INCUS ? "," : ":");
 }
 
-static int emit(struct line *l, token_line_cb cb, void *ctx)
+/* Hand the line @l, if it has anything, to @cb, and empty it */
+static int emit(struct token_str *l, token_line_cb cb, void *ctx)
 {
 	int err = l->oom ? -ENOMEM : 0;
 
 	if (!err && l->len)
 		cb(l->buf, ctx);
-	l->len = 0;
-	if (l->buf)
-		l->buf[0] = '\0';
+	token_str_free(l);
 	return err;
 }
 
 int token_format_lines(enum token_format fmt, const __u64 *sets,
 		       token_line_cb cb, void *ctx, enum token_set *bad_set)
 {
-	struct line l = {};
+	struct token_str l = {};
 	unsigned int set;
 	int err = 0;
 
@@ -212,9 +157,9 @@ int token_format_lines(enum token_format fmt, const __u64 *sets,
 				return -ENOENT;
 			}
 		}
-		line_add(&l, "PrivateBPF=yes");
+		token_str_addf(&l, "PrivateBPF=yes");
 	} else if (fmt == TOKEN_FORMAT_LXD) {
-		line_add(&l, "security.delegate_bpf=true");
+		token_str_addf(&l, "security.delegate_bpf=true");
 	}
 	err = emit(&l, cb, ctx);
 
@@ -224,30 +169,28 @@ int token_format_lines(enum token_format fmt, const __u64 *sets,
 		switch (fmt) {
 		case TOKEN_FORMAT_MOUNT:
 			/* one line: the sets after each other */
-			if (l.len)
-				line_add(&l, ",");
-			line_add(&l, keys[set].mount_opt);
+			token_str_addf(&l, "%s%s=", l.len ? "," : "",
+				       keys[set].mount_opt);
 			break;
 		case TOKEN_FORMAT_INCUS:
-			line_add(&l, "security.bpffs.");
-			line_add(&l, keys[set].mount_opt);
+			token_str_addf(&l, "security.bpffs.%s=",
+				       keys[set].mount_opt);
 			break;
 		case TOKEN_FORMAT_LXD:
-			line_add(&l, "security.delegate_bpf.");
-			line_add(&l, keys[set].lxd_key);
+			token_str_addf(&l, "security.delegate_bpf.%s=",
+				       keys[set].lxd_key);
 			break;
 		default:
-			line_add(&l, keys[set].systemd_key);
+			token_str_addf(&l, "%s=", keys[set].systemd_key);
 			break;
 		}
-		line_add(&l, "=");
-		line_add_set(&l, fmt, set, sets[set]);
+		add_set(&l, fmt, set, sets[set]);
 		if (fmt != TOKEN_FORMAT_MOUNT)
 			err = emit(&l, cb, ctx);
 	}
 	if (!err && fmt == TOKEN_FORMAT_MOUNT)
 		err = emit(&l, cb, ctx);
 
-	free(l.buf);
+	token_str_free(&l);
 	return err;
 }

@@ -6,27 +6,18 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include <linux/bpf.h>
-#include <linux/magic.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf_internal.h> /* offsetofend */
 
 #include "main.h"
 #include "token.h"
-
-#ifndef BPF_FS_MAGIC
-#define BPF_FS_MAGIC		0xcafe4a11
-#endif
-
-#define field_end(type, member) \
-	(offsetof(type, member) + sizeof(((type *)0)->member))
 
 static void token_info_to_desc(const struct bpf_token_info *info, __u32 len,
 			       struct token_desc *desc)
@@ -36,7 +27,7 @@ static void token_info_to_desc(const struct bpf_token_info *info, __u32 len,
 	desc->sets[TOKEN_SET_PROGS] = info->allowed_progs;
 	desc->sets[TOKEN_SET_ATTACH] = info->allowed_attachs;
 
-	desc->has_state = len >= field_end(struct bpf_token_info, depth);
+	desc->has_state = len >= offsetofend(struct bpf_token_info, depth);
 	if (!desc->has_state)
 		return;
 	desc->uses[TOKEN_USE_MAP_CREATE] = info->map_creates;
@@ -49,10 +40,10 @@ static void token_info_to_desc(const struct bpf_token_info *info, __u32 len,
 	desc->depth = info->depth;
 	desc->relaxed_verifier = info->flags & BPF_TOKEN_INFO_RELAXED_VERIFIER;
 
-	desc->has_cgroup = len >= field_end(struct bpf_token_info, cgroup_id);
+	desc->has_cgroup = len >= offsetofend(struct bpf_token_info, cgroup_id);
 	desc->cgroup_id = desc->has_cgroup ? info->cgroup_id : 0;
 
-	desc->has_id = len >= field_end(struct bpf_token_info, id);
+	desc->has_id = len >= offsetofend(struct bpf_token_info, id);
 	desc->id = desc->has_id ? info->id : 0;
 }
 
@@ -67,14 +58,6 @@ int token_get_info(int fd, struct token_desc *desc)
 
 	token_info_to_desc(&info, len, desc);
 	return 0;
-}
-
-bool fd_on_bpffs(int fd)
-{
-	struct statfs st_fs;
-
-	return !fstatfs(fd, &st_fs) &&
-	       (unsigned long)st_fs.f_type == BPF_FS_MAGIC;
 }
 
 /* fd 0 means "no token" (or "no directory") for the kernel, so never hand
@@ -94,7 +77,7 @@ int fd_above_zero(int fd)
 
 int token_open_pinned(const char *path, bool use)
 {
-	struct statfs st_fs;
+	bool refused;
 	struct stat st;
 	int fd, type, err;
 
@@ -104,12 +87,12 @@ int token_open_pinned(const char *path, bool use)
 	if (fd < 0) {
 		err = errno;
 		/* BPF FS says EACCES for anything it doesn't know how to
-		 * open, make that clearer.
+		 * open (a file elsewhere, a directory), make that clearer.
 		 */
-		if (err == EACCES && !statfs(path, &st_fs) &&
-		    (unsigned long)st_fs.f_type != BPF_FS_MAGIC)
+		refused = err == EACCES && !stat(path, &st);
+		if (refused && !is_bpffs(path))
 			p_err("can't open token %s: not a BPF FS", path);
-		else if (err == EACCES && !stat(path, &st) && !S_ISREG(st.st_mode))
+		else if (refused && !S_ISREG(st.st_mode))
 			p_err("%s is not a BPF token", path);
 		else if (err == EACCES && use)
 			p_err("can't open token %s: %s (using a token needs read and write permission on it)",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Text <-> bit mask conversion for the sets of a BPF token.
+/* Text <-> bit mask conversion for the sets of a BPF token, and the strings
+ * bpftool's token code builds (struct token_str).
  *
  * This file only depends on the UAPI header and on libbpf's name tables, so
  * that it can be unit-tested on the host without the rest of bpftool.
@@ -7,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,10 +330,50 @@ void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 	}
 }
 
+void token_str_vaddf(struct token_str *s, const char *fmt, va_list ap)
+{
+	size_t room = s->cap - s->len, cap;
+	va_list copy;
+	char *tmp;
+	int n;
+
+	if (s->oom)
+		return;
+	va_copy(copy, ap);
+	n = vsnprintf(s->buf ? s->buf + s->len : NULL, room, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		goto fail;
+	if ((size_t)n >= room) {
+		cap = (s->len + n + 1) * 2;
+		tmp = realloc(s->buf, cap);
+		if (!tmp)
+			goto fail;
+		s->buf = tmp;
+		s->cap = cap;
+		vsnprintf(s->buf + s->len, cap - s->len, fmt, ap);
+	}
+	s->len += n;
+	return;
+
+fail:
+	s->oom = true;
+	/* what was there before, without a piece of this */
+	if (s->buf)
+		s->buf[s->len] = '\0';
+}
+
+void token_str_addf(struct token_str *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	token_str_vaddf(s, fmt, ap);
+	va_end(ap);
+}
+
 struct join_ctx {
-	char *buf;
-	size_t size;
-	size_t len;
+	struct token_str *s;
 	const char *sep;
 	bool first;
 };
@@ -339,29 +381,46 @@ struct join_ctx {
 static void join_cb(const char *name, void *ctx)
 {
 	struct join_ctx *j = ctx;
-	size_t room = j->len < j->size ? j->size - j->len : 0;
-	int n;
 
-	n = snprintf(room ? j->buf + j->len : NULL, room, "%s%s",
-		     j->first ? "" : j->sep, name);
-	if (n > 0)
-		j->len += n;
+	token_str_addf(j->s, "%s%s", j->first ? "" : j->sep, name);
 	j->first = false;
+}
+
+void token_str_add_mask(struct token_str *s, enum token_set set, __u64 mask,
+			const char *sep)
+{
+	struct join_ctx j = { .s = s, .sep = sep ? sep : ",", .first = true };
+
+	token_mask_for_each(set, mask, join_cb, &j);
+}
+
+char *token_str_take(struct token_str *s)
+{
+	char *buf = s->oom ? NULL : s->buf;
+
+	if (s->oom)
+		free(s->buf);
+	memset(s, 0, sizeof(*s));
+	return buf;
+}
+
+void token_str_free(struct token_str *s)
+{
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
 }
 
 int token_mask_snprintf(char *buf, size_t size, enum token_set set,
 			__u64 mask, const char *sep)
 {
-	struct join_ctx j = {
-		.buf = buf,
-		.size = size,
-		.sep = sep ? sep : ",",
-		.first = true,
-	};
+	struct token_str s = {};
+	int len = -1;
 
 	if (size)
 		buf[0] = '\0';
-	token_mask_for_each(set, mask, join_cb, &j);
-
-	return j.len;
+	token_str_add_mask(&s, set, mask, sep);
+	if (!s.oom)
+		len = snprintf(buf, size, "%s", s.buf ? s.buf : "");
+	token_str_free(&s);
+	return len;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Text <-> bit mask conversion for the sets of a BPF token. */
+/* Text <-> bit mask conversion for the sets of a BPF token, and the strings
+ * bpftool's token code builds (struct token_str).
+ */
 
 #ifndef __BPF_TOOL_TOKEN_NAMES_H
 #define __BPF_TOOL_TOKEN_NAMES_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -93,8 +96,39 @@ typedef void (*token_name_cb)(const char *name, void *ctx);
 void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 			 void *ctx);
 
-/* The same elements joined with @sep into @buf, with snprintf() semantics:
- * returns the length of the full string, writes at most @size bytes.
+/* A string built piece by piece, bpftool's token code's one way to make
+ * messages and lines: zeroed, then added to with token_str_addf() and
+ * token_str_add_mask(), then taken or freed. @buf is the text so far, always
+ * terminated, NULL until something is added. After an allocation fails,
+ * @oom is set and nothing more is added.
+ */
+struct token_str {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+/* (not __printf(): the host unit tests build without tools/include) */
+void token_str_vaddf(struct token_str *s, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+void token_str_addf(struct token_str *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The elements of @mask (see token_mask_for_each()), @sep between them */
+void token_str_add_mask(struct token_str *s, enum token_set set, __u64 mask,
+			const char *sep);
+
+/* The text of @s, which the caller frees, or NULL if an allocation failed
+ * (or nothing was added); @s is empty again.
+ */
+char *token_str_take(struct token_str *s);
+
+void token_str_free(struct token_str *s);
+
+/* token_str_add_mask() into @buf, with snprintf() semantics: returns the
+ * length of the full string (negative when out of memory), writes at most
+ * @size bytes. For the unit tests and the fuzzer of this file.
  */
 int token_mask_snprintf(char *buf, size_t size, enum token_set set,
 			__u64 mask, const char *sep);

@@ -522,29 +522,22 @@ trial_child(int fd, const struct token_needs *n)
 static int __printf(2, 3) add_unknown(struct token_trial *t, const char *fmt,
 				      ...)
 {
-	char *msg, *joined;
+	struct token_str s = {};
 	va_list ap;
-	int ret;
 
+	if (t->unknown)
+		token_str_addf(&s, "%s; ", t->unknown);
 	va_start(ap, fmt);
-	ret = vasprintf(&msg, fmt, ap);
+	token_str_vaddf(&s, fmt, ap);
 	va_end(ap);
-	if (ret < 0)
-		goto nomem;
-	if (t->unknown) {
-		ret = asprintf(&joined, "%s; %s", t->unknown, msg);
-		free(msg);
-		if (ret < 0)
-			goto nomem;
-		free(t->unknown);
-		msg = joined;
+	if (s.oom) {
+		token_str_free(&s);
+		p_err("mem alloc failed");
+		return -1;
 	}
-	t->unknown = msg;
+	free(t->unknown);
+	t->unknown = token_str_take(&s);
 	return 0;
-
-nomem:
-	p_err("mem alloc failed");
-	return -1;
 }
 
 /* Add the program of the report "IDX\tNAME\tMESSAGE" (@rep) to @t */
