@@ -30,8 +30,10 @@ void token_needs_free(struct token_needs *n)
 		free(n->kmem[i].prog);
 	}
 	free(n->kmem);
-	for (i = 0; i < n->file_cnt; i++)
-		free(n->files[i]);
+	for (i = 0; i < n->file_cnt; i++) {
+		free(n->files[i].path);
+		free(n->files[i].buf);
+	}
 	free(n->files);
 	memset(n, 0, sizeof(*n));
 }
@@ -297,18 +299,27 @@ void token_needs_mainline_sets(const struct token_needs *n,
 			sets[TOKEN_SET_PROGS] |= 1ULL << BPF_PROG_TYPE_TRACEPOINT;
 }
 
-/* Add @file to the object files of @n */
-static int add_file_name(struct token_needs *n, const char *file)
+/* Add @file, read into @o, to the object files of @n, which takes @o's
+ * bytes
+ */
+static int add_file(struct token_needs *n, const char *file,
+		    struct token_object *o)
 {
-	char **slot;
+	struct token_file *slot;
+	char *path;
 
-	slot = grow(&n->files, &n->file_cnt, sizeof(*slot));
-	if (slot)
-		*slot = strdup(file);
-	if (!slot || !*slot) {
+	path = strdup(file);
+	slot = path ? grow(&n->files, &n->file_cnt, sizeof(*slot)) : NULL;
+	if (!slot) {
+		free(path);
 		p_err("mem alloc failed");
 		return -1;
 	}
+	slot->path = path;
+	slot->buf = o->buf;
+	slot->size = o->size;
+	memcpy(slot->name, o->name, sizeof(slot->name));
+	o->buf = NULL;
 	return 0;
 }
 
@@ -345,7 +356,7 @@ int token_needs_add_file(struct token_needs *n, const char *file)
 	if (!err)
 		err = token_kmem_add_object(n, obj, file, o.elf);
 	if (!err)
-		err = add_file_name(n, file);
+		err = add_file(n, file, &o);
 	bpf_object__close(obj);
 	token_object_free(&o);
 

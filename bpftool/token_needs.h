@@ -37,6 +37,19 @@ struct token_kmem {
 				 */
 };
 
+/* An object file: its path, and its bytes as they were read and checked
+ * once (token_object_read()); every later parse of the object (the trial
+ * verification) uses these bytes, never the file again, which may have
+ * changed since.
+ */
+struct token_file {
+	char *path;
+	char *buf;
+	size_t size;
+	/* the name libbpf gives the object (token_object's) */
+	char name[256];
+};
+
 struct token_needs {
 	/* what a token must allow, for this kernel */
 	__u64 sets[__TOKEN_SET_MAX];
@@ -55,7 +68,7 @@ struct token_needs {
 	struct token_kmem *kmem;
 	size_t kmem_cnt;
 	/* the object files, in the order they were added */
-	char **files;
+	struct token_file *files;
 	size_t file_cnt;
 };
 

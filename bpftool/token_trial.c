@@ -312,19 +312,21 @@ static void names_free(struct names *l)
  * register it). *@cnt: the number of programs to load. NULL if libbpf can't
  * open it.
  */
-static struct bpf_object *trial_open(FILE *out, const char *file,
+static struct bpf_object *trial_open(FILE *out, const struct token_file *file,
 				     const struct names *skip, bool first,
 				     int *cnt)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = "");
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = "",
+		    .object_name = file->name);
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	struct bpf_map *map;
 
 	*cnt = 0;
-	obj = bpf_object__open_file(file, &opts);
+	/* the bytes that were read and checked, not the file again */
+	obj = bpf_object__open_mem(file->buf, file->size, &opts);
 	if (!obj) {
-		report_unknown(out, "libbpf can't open %s: %s", file,
+		report_unknown(out, "libbpf can't open %s: %s", file->path,
 			       strerror(errno));
 		return NULL;
 	}
@@ -365,7 +367,7 @@ static struct bpf_object *trial_open(FILE *out, const char *file,
  * for that program, whose last path started before @msg says so ("from I
  * to J (speculative execution): ...").
  */
-static bool trial_speculative(FILE *out, const char *file,
+static bool trial_speculative(FILE *out, const struct token_file *file,
 			      const struct names *skip, const char *name,
 			      const char *msg)
 {
@@ -427,7 +429,8 @@ static bool failed_on_skipped(const char *log, const struct names *skip)
 /* Try the object @file, number @idx, until it loads or fails for something
  * else than what the flag relaxes.
  */
-static void trial_object(FILE *out, size_t idx, const char *file)
+static void trial_object(FILE *out, size_t idx,
+			 const struct token_file *file)
 {
 	const char *name, *msg;
 	struct names skip = {};
@@ -487,7 +490,7 @@ static void trial_object(FILE *out, size_t idx, const char *file)
 				       name, msg ?: "no message");
 		else
 			report_unknown(out, "%s fails to load with CAP_BPF and CAP_NET_ADMIN: %s",
-				       file, msg ?: "no message");
+				       file->path, msg ?: "no message");
 		free(log);
 		break;
 	}
@@ -509,7 +512,7 @@ trial_child(int fd, const struct token_needs *n)
 	} else {
 		libbpf_set_print(trial_print);
 		for (i = 0; i < n->file_cnt; i++)
-			trial_object(out, i, n->files[i]);
+			trial_object(out, i, &n->files[i]);
 	}
 	fputs("D\n", out);
 	/* not exit(): bpftool's buffers and handlers are the parent's */
@@ -560,7 +563,7 @@ static int add_prog(struct token_trial *t, const struct token_needs *n,
 		goto nomem;
 	t->progs = tmp;
 	p = &t->progs[t->cnt];
-	p->object = strdup(n->files[idx]);
+	p->object = strdup(n->files[idx].path);
 	p->name = strdup(name);
 	p->reason = strdup(reason);
 	t->cnt++;

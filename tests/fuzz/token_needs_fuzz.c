@@ -138,7 +138,7 @@ static void check_needs(const struct token_needs *n)
 	__u64 sets[__TOKEN_SET_MAX] = {};
 	size_t i;
 
-	CHECK(n->file_cnt == 1 && !strcmp(n->files[0], path));
+	CHECK(n->file_cnt == 1 && !strcmp(n->files[0].path, path));
 	for (i = 0; i < n->cnt; i++) {
 		const struct token_need *it = &n->items[i];
 
