@@ -157,7 +157,8 @@ debian-libbpf: ## build/debian-libbpf: Debian's libbpf 1.4 (apt-get download) an
 	@$(TOP)/scripts/debian-libbpf.sh
 	@$(MAKE) --no-print-directory -s $(DEBIAN_LIBBPF)/libbpf-load
 
-$(DEBIAN_LIBBPF)/libbpf-load: $(TOP)/tests/abi/libbpf-load.c $(TOP)/tests/helpers/mainline_abi.h $(DEBIAN_LIBBPF)/version
+$(DEBIAN_LIBBPF)/libbpf-load: $(TOP)/tests/abi/libbpf-load.c $(TOP)/tests/helpers/mainline_abi.h \
+		$(TOP)/tests/helpers/testutil.h $(DEBIAN_LIBBPF)/version
 	@echo "  CC      $(@:$(TOP)/%=%)"
 	@$(CC) -O2 -g -Wall -Wextra -Werror -I$(DEBIAN_LIBBPF)/usr/include -I$(TOP)/tests/helpers $< \
 		-L$(DEBIAN_LIBBPF)/usr/lib/$(MULTIARCH) -lbpf \

@@ -14,6 +14,7 @@
  * go to stderr. Exit status 0 when the load succeeded, 1 when it failed,
  * 2 on bad usage or when the object can't be opened.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

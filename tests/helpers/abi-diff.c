@@ -65,8 +65,6 @@
 #define FSCONFIG_CREATE_CMD	6
 
 #define BPF_FS_MAGIC_NUMBER	0xcafe4a11
-#define NOBODY			65534
-
 
 #define MAP_HASH		1
 #define MAP_ARRAY		2
@@ -586,8 +584,7 @@ static void init_cases(int init_fd)
 
 	pid = fork_or_fail();
 	if (!pid) {
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
+		if (tok_become_nobody())
 			setup_failed("nobody");
 		token_case("token create, nobody of the initial user namespace, /sys/fs/bpf",
 			   init_fd);

@@ -3,6 +3,7 @@
  * speak it with raw bpf(2) (tests/helpers/token-delegated.c, abi-diff.c,
  * and tests/abi/libbpf-load.c for errname()): no UAPI header of this
  * project, so that the same binary is a mainline client on every kernel.
+ * The bpf(2) wrapper sys_bpf() is testutil.h's.
  */
 #ifndef MAINLINE_ABI_H
 #define MAINLINE_ABI_H
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+
+#include "testutil.h"	/* sys_bpf(), errno_name_fmt() */
 
 #define CMD_MAP_CREATE		0
 #define CMD_PROG_LOAD		5
@@ -50,37 +53,10 @@ struct map_create_attr {
 _Static_assert(offsetof(struct map_create_attr, map_token_fd) == 76,
 	       "map_token_fd is at mainline's offset");
 
-static inline long sys_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
-
-/* The name of errno value @err ("errno N" for one not listed here) */
+/* The name of errno value @err ("errno N" for one errno_name() lacks) */
 static inline const char *errname(int err)
 {
-	static char buf[32];
-
-	switch (err) {
-	case EPERM:	return "EPERM";
-	case ENOENT:	return "ENOENT";
-	case ESRCH:	return "ESRCH";
-	case EBADF:	return "EBADF";
-	case ENOMEM:	return "ENOMEM";
-	case EACCES:	return "EACCES";
-	case EFAULT:	return "EFAULT";
-	case EBUSY:	return "EBUSY";
-	case EEXIST:	return "EEXIST";
-	case EXDEV:	return "EXDEV";
-	case ENOTDIR:	return "ENOTDIR";
-	case EINVAL:	return "EINVAL";
-	case ENOSPC:	return "ENOSPC";
-	case E2BIG:	return "E2BIG";
-	case ENOSYS:	return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default:
-		snprintf(buf, sizeof(buf), "errno %d", err);
-		return buf;
-	}
+	return errno_name_fmt(err, "errno %d");
 }
 
 #endif

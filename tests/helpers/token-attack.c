@@ -76,6 +76,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "testutil.h"	/* fail(), errno_name_fmt(), sys_bpf() */
+
 #ifndef __NR_open_tree
 #define __NR_open_tree 428
 #endif
@@ -90,36 +92,10 @@
 #endif
 #define CAP_PERFMON_ 38
 
-static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("Error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
+/* errno_name(), "E<n>" for a value it lacks */
 static const char *err_name(int err)
 {
-	static char buf[16];
-
-	switch (err) {
-	case EPERM:	return "EPERM";
-	case ENOENT:	return "ENOENT";
-	case EACCES:	return "EACCES";
-	case EINVAL:	return "EINVAL";
-	case EBADF:	return "EBADF";
-	case ENOSPC:	return "ENOSPC";
-	case E2BIG:	return "E2BIG";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default:
-		snprintf(buf, sizeof(buf), "E%d", err);
-		return buf;
-	}
+	return errno_name_fmt(err, "E%d");
 }
 
 #define INSN(c, d, s, o, i) \
@@ -444,7 +420,7 @@ static int token_from_fs(int fs_fd)
 	memset(&attr, 0, sizeof(attr));
 	attr.token_create.bpffs_fd = fs_fd;
 	/* mainline's size: flags and bpffs_fd */
-	fd = syscall(__NR_bpf, BPF_TOKEN_CREATE, &attr, 8);
+	fd = sys_bpf(BPF_TOKEN_CREATE, &attr, 8);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -20,6 +20,7 @@
  *
  * Errors: one "Error: ..." line on stderr and exit status 2.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,18 +36,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
-static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("Error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
+#include "testutil.h"	/* fail() */
 
 static void usage(void)
 {

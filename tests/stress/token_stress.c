@@ -53,7 +53,6 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
-#include <grp.h>
 
 #include "tokutil.h"
 
@@ -539,8 +538,7 @@ static int worker(int idx, int threads)
 
 	privileged = idx % 2 == 0;
 	if (!privileged) {
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534)) {
+		if (tok_become_nobody()) {
 			perror("token_stress: dropping to nobody");
 			return 1;
 		}

@@ -5,7 +5,9 @@
  * cgroup_fd) and of struct bpf_token_info (up to id) are spelled out
  * here, as SPEC.md defines them, so that the tests do not silently follow a
  * header that drifted (a header that no longer agrees with them fails the
- * build, see the assertions below).
+ * build, see the assertions below). What needs no UAPI header (the bpf(2)
+ * syscall, errno names, the drop to "nobody") is tests/helpers/testutil.h's,
+ * shared with the VM helpers.
  */
 #ifndef TOKUTIL_H
 #define TOKUTIL_H
@@ -26,6 +28,9 @@
 #include <linux/btf.h>
 #include <linux/capability.h>
 
+/* sys_bpf(), errno_name(), tok_become_nobody(): shared with tests/helpers */
+#include "../helpers/testutil.h"
+
 #define TOK_CMD_TOKEN_CREATE	36
 /* BPF_TOKEN_CREATE flags: BPF_F_TOKEN_* */
 #define TOK_F_USERNS		(1U << 0)	/* userns_fd is read */
@@ -40,8 +45,6 @@
 /* struct tok_info flags: BPF_TOKEN_INFO_* */
 #define TOK_INFO_REVOKED	(1U << 0)
 #define TOK_INFO_RELAXED_VERIFIER	(1U << 1)
-/* the kernel-internal ENOTSUPP, leaked to user space by a few paths */
-#define ENOTSUPP_		524
 
 /* union bpf_attr for BPF_TOKEN_CREATE: mainline's flags and bpffs_fd, then
  * the pinned tokens' fields, up to cgroup_fd.
@@ -107,15 +110,10 @@ union tok_attr_buf {
 	unsigned char bytes[256];
 };
 
-static inline long tok_bpf(int cmd, void *attr, unsigned int size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
-
 /* Returns the syscall's result, or -errno. */
 static inline long tok_bpf_err(int cmd, void *attr, unsigned int size)
 {
-	long r = tok_bpf(cmd, attr, size);
+	long r = sys_bpf(cmd, attr, size);
 
 	return r < 0 ? -errno : r;
 }
@@ -431,39 +429,12 @@ static inline uint64_t tok_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* errno_name(), with "ok" for 0 and "other" for a value it lacks */
 static inline const char *tok_errname(int e)
 {
-	switch (e < 0 ? -e : e) {
-	case 0: return "ok";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EBADF: return "EBADF";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case EXDEV: return "EXDEV";
-	case ENOTDIR: return "ENOTDIR";
-	case EISDIR: return "EISDIR";
-	case EINVAL: return "EINVAL";
-	case EMFILE: return "EMFILE";
-	case ENOSPC: return "ENOSPC";
-	case E2BIG: return "E2BIG";
-	case ENAMETOOLONG: return "ENAMETOOLONG";
-	case ELOOP: return "ELOOP";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOTSUPP_: return "ENOTSUPP";
-	case ENOSYS: return "ENOSYS";
-	case EROFS: return "EROFS";
-	case ENXIO: return "ENXIO";
-	case ENODEV: return "ENODEV";
-	case ESRCH: return "ESRCH";
-	case EAGAIN: return "EAGAIN";
-	case EINTR: return "EINTR";
-	case ENOTEMPTY: return "ENOTEMPTY";
-	default: return "other";
-	}
+	const char *name = errno_name(e);
+
+	return e == 0 ? "ok" : name ? name : "other";
 }
 
 #endif
