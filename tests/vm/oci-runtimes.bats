@@ -821,7 +821,7 @@ podman_setup() {
 # a missing file, and nothing of the host is read: beside them, a link in
 # the image to its own object gets its token
 escape_links() {
-	local rt=$1 secret=$B/host.bpf.o link tok
+	local rt=$1 secret=$B/host.bpf.o link
 	# an object of the host's, which the container must not reach
 	cp "$PROGS/ctr_xdp.bpf.o" "$secret"
 	mkdir -p "$B/rootfs/app"
@@ -832,16 +832,7 @@ escape_links() {
 	ln -s /proc/1/root/run "$B/rootfs/escape"
 	ln -s "$PROGS/ctr_xdp.bpf.o" "$B/rootfs/app/own.bpf.o"
 	# the control: the image's own object, through a link
-	RT=$rt
-	oci_bundle "$B" "$ID" org.bpf-token.objects=/app/own.bpf.o
-	create "$rt"
-	[[ $status == 0 ]]
-	tok=$(token_of "$ID")
-	echo "$tok"
-	[[ $(jq -c .allowed_progs <<<"$tok") == '["xdp"]' ]]
-	run "$rt" delete -f "$ID"
-	[[ $status == 0 ]]
-	[[ ! -e /run/bpf-token/oci/$ID && $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	gets_xdp_token "$rt" org.bpf-token.objects=/app/own.bpf.o
 	# each link out, and a file that is missing: the same words
 	for link in proc1 self abs dotdot none; do
 		refused "$rt" "org.bpf-token.objects=/app/$link.bpf.o" \
