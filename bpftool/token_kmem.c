@@ -23,8 +23,10 @@
 /* The helpers that the kernel gives a program only if its loader has
  * CAP_PERFMON, or loads it through a token that allows a tracing program
  * type: the last group of bpf_base_func_proto(), the socket casts of
- * bpf_sk_base_func_proto(), and bpf_sys_bpf() of syscall programs. Tracing
- * programs get them as part of their type. By helper id.
+ * bpf_sk_base_func_proto(), and bpf_sys_bpf() and bpf_kallsyms_lookup_name()
+ * (a kernel address) of syscall programs. Tracing programs get them as part
+ * of their type. By helper id. tests/host/kernel_tables.py compares the
+ * list with the kernel's.
  */
 static const struct {
 	int id;
@@ -49,6 +51,7 @@ static const struct {
 	{ BPF_FUNC_trace_vprintk,		"bpf_trace_vprintk" },
 	{ BPF_FUNC_skc_to_unix_sock,		"bpf_skc_to_unix_sock" },
 	{ BPF_FUNC_skc_to_mptcp_sock,		"bpf_skc_to_mptcp_sock" },
+	{ BPF_FUNC_kallsyms_lookup_name,	"bpf_kallsyms_lookup_name" },
 };
 
 /* one bit each in struct token_kmem's helpers */

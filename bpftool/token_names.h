@@ -50,7 +50,8 @@ const char *token_bit_name(enum token_set set, unsigned int bit);
 /* The program types that read kernel memory by design (kprobe,
  * tracepoint, perf_event, raw_tracepoint, raw_tracepoint_writable,
  * tracing, lsm): a token that allows one of them stands in for CAP_PERFMON
- * for every program it loads.
+ * for every program it loads. The kernel's BPF_TOKEN_TRACING_PROGS, which
+ * it does not export; tests/host/kernel_tables.py compares the two.
  */
 #define TOKEN_TRACING_PROGS					\
 	(1ULL << BPF_PROG_TYPE_KPROBE |				\

@@ -87,7 +87,8 @@ int token_needs_add(struct token_needs *n, enum token_set set, unsigned int bit,
 
 /* The program types whose expected attach type BPF_PROG_LOAD checks against
  * the token's allowed_attachs: those the kernel reads it for at load (it
- * selects the hook). For the other types it means nothing.
+ * selects the hook). For the other types it means nothing. Kept equal to
+ * the kernel's by tests/host/kernel_tables.py, as CGROUP_PROG_TYPES is.
  */
 #define ATTACH_TYPE_CONSULTED					\
 	(1ULL << BPF_PROG_TYPE_CGROUP_SKB |			\

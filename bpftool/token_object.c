@@ -185,16 +185,100 @@ static int cmp_range(const void *a, const void *b)
 	return 0;
 }
 
+/* Counts kept over the symbol table, and the functions of code sections */
+struct sym_walk {
+	size_t externs, globals, func_cnt;
+	struct func_range *funcs;
+};
+
+/* Symbol @i: its name printable, within the limits of externs and global
+ * variables, a function or object inside a section that exists; functions
+ * of code sections are added to @w->funcs.
+ */
+static int check_symbol(struct check *c, size_t i, size_t link,
+			struct sym_walk *w)
+{
+	const GElf_Shdr *sh;
+	const char *name;
+	int type, bind;
+	GElf_Sym sym;
+
+	if (!gelf_getsym(c->syms, i, &sym))
+		return malformed(c, "can't read symbol %zu: %s", i, elf_errmsg(-1));
+	name = elf_strptr(c->elf, link, sym.st_name);
+	if (name && !printable(name))
+		return malformed(c, "the name of symbol %zu has a control character",
+				 i);
+	type = GELF_ST_TYPE(sym.st_info);
+	bind = GELF_ST_BIND(sym.st_info);
+	/* libbpf's externs, and global variables */
+	if (sym.st_shndx == SHN_UNDEF && type == STT_NOTYPE &&
+	    (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	    ++w->externs > TOKEN_OBJ_MAX_EXTERNS)
+		return too_many(c, "extern symbols", w->externs,
+				TOKEN_OBJ_MAX_EXTERNS);
+	if (type == STT_OBJECT && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	    ++w->globals > TOKEN_OBJ_MAX_GLOBALS)
+		return too_many(c, "global variables", w->globals,
+				TOKEN_OBJ_MAX_GLOBALS);
+	/* libbpf takes the offset of a variable or function from its
+	 * symbol, whatever its section: one of the object's
+	 */
+	if ((type == STT_FUNC || type == STT_OBJECT) &&
+	    (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE))
+		return malformed(c, "symbol %zu ('%s') is in no section of the object",
+				 i, name ?: "?");
+	if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+		return 0;
+	if (sym.st_shndx >= c->shnum)
+		return malformed(c, "symbol %zu is in section %u, beyond the last one (%zu)",
+				 i, sym.st_shndx, c->shnum - 1);
+	if (type != STT_FUNC && type != STT_OBJECT)
+		return 0;
+	sh = &c->shdrs[sym.st_shndx];
+	if (sym.st_value > sh->sh_size ||
+	    sym.st_size > sh->sh_size - sym.st_value)
+		return malformed(c, "symbol %zu ('%s') is beyond the end of section %u (%s)",
+				 i, name ?: "?", sym.st_shndx,
+				 sec_name(c, sym.st_shndx));
+	if (type != STT_FUNC || !sec_is_code(sh) || !sym.st_size)
+		return 0;
+	w->funcs[w->func_cnt].shndx = sym.st_shndx;
+	w->funcs[w->func_cnt].start = sym.st_value;
+	w->funcs[w->func_cnt].end = sym.st_value + sym.st_size;
+	w->funcs[w->func_cnt].name = name;
+	w->func_cnt++;
+	return 0;
+}
+
+/* Functions of a section apart from each other (libbpf copies the code
+ * of each): @funcs sorted, no two of a section overlap.
+ */
+static int check_overlaps(struct check *c, struct func_range *funcs,
+			  size_t cnt)
+{
+	size_t i;
+
+	qsort(funcs, cnt, sizeof(*funcs), cmp_range);
+	for (i = 1; i < cnt; i++) {
+		if (funcs[i].shndx != funcs[i - 1].shndx ||
+		    funcs[i].start >= funcs[i - 1].end)
+			continue;
+		return malformed(c, "functions '%s' and '%s' overlap in section %zu (%s)",
+				 funcs[i - 1].name ?: "?", funcs[i].name ?: "?",
+				 funcs[i].shndx, sec_name(c, funcs[i].shndx));
+	}
+	return 0;
+}
+
 /* The symbols: in a section that exists, objects and functions within
- * their section, functions of a section apart from each other (libbpf
- * copies the code of each).
+ * their section, functions of a section apart from each other.
  */
 static int check_symbols(struct check *c)
 {
-	size_t i, func_cnt = 0, link, externs = 0, globals = 0;
-	struct func_range *funcs = NULL;
-	int err = -1;
-	GElf_Sym sym;
+	struct sym_walk w = {};
+	size_t i, link;
+	int err = 0;
 
 	if (!c->symtab)
 		return 0;	/* libbpf refuses it */
@@ -206,90 +290,16 @@ static int check_symbols(struct check *c)
 		return too_many(c, "symbols", c->sym_cnt, TOKEN_OBJ_MAX_SYMBOLS);
 	link = c->shdrs[c->symtab].sh_link;
 
-	funcs = calloc(c->sym_cnt ?: 1, sizeof(*funcs));
-	if (!funcs) {
+	w.funcs = calloc(c->sym_cnt ?: 1, sizeof(*w.funcs));
+	if (!w.funcs) {
 		p_err("mem alloc failed");
 		return -1;
 	}
-	for (i = 0; i < c->sym_cnt; i++) {
-		const GElf_Shdr *sh;
-		const char *name;
-		int type, bind;
-
-		if (!gelf_getsym(c->syms, i, &sym)) {
-			malformed(c, "can't read symbol %zu: %s", i, elf_errmsg(-1));
-			goto out;
-		}
-		name = elf_strptr(c->elf, link, sym.st_name);
-		if (name && !printable(name)) {
-			malformed(c, "the name of symbol %zu has a control character",
-				  i);
-			goto out;
-		}
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		/* libbpf's externs, and global variables */
-		if (sym.st_shndx == SHN_UNDEF && type == STT_NOTYPE &&
-		    (bind == STB_GLOBAL || bind == STB_WEAK) &&
-		    ++externs > TOKEN_OBJ_MAX_EXTERNS) {
-			too_many(c, "extern symbols", externs,
-				 TOKEN_OBJ_MAX_EXTERNS);
-			goto out;
-		}
-		if (type == STT_OBJECT && (bind == STB_GLOBAL || bind == STB_WEAK) &&
-		    ++globals > TOKEN_OBJ_MAX_GLOBALS) {
-			too_many(c, "global variables", globals,
-				 TOKEN_OBJ_MAX_GLOBALS);
-			goto out;
-		}
-		/* libbpf takes the offset of a variable or function from its
-		 * symbol, whatever its section: one of the object's
-		 */
-		if ((type == STT_FUNC || type == STT_OBJECT) &&
-		    (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)) {
-			malformed(c, "symbol %zu ('%s') is in no section of the object",
-				  i, name ?: "?");
-			goto out;
-		}
-		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
-			continue;
-		if (sym.st_shndx >= c->shnum) {
-			malformed(c, "symbol %zu is in section %u, beyond the last one (%zu)",
-				  i, sym.st_shndx, c->shnum - 1);
-			goto out;
-		}
-		if (type != STT_FUNC && type != STT_OBJECT)
-			continue;
-		sh = &c->shdrs[sym.st_shndx];
-		if (sym.st_value > sh->sh_size ||
-		    sym.st_size > sh->sh_size - sym.st_value) {
-			malformed(c, "symbol %zu ('%s') is beyond the end of section %u (%s)",
-				  i, name ?: "?", sym.st_shndx,
-				  sec_name(c, sym.st_shndx));
-			goto out;
-		}
-		if (type != STT_FUNC || !sec_is_code(sh) || !sym.st_size)
-			continue;
-		funcs[func_cnt].shndx = sym.st_shndx;
-		funcs[func_cnt].start = sym.st_value;
-		funcs[func_cnt].end = sym.st_value + sym.st_size;
-		funcs[func_cnt].name = name;
-		func_cnt++;
-	}
-
-	qsort(funcs, func_cnt, sizeof(*funcs), cmp_range);
-	for (i = 1; i < func_cnt; i++) {
-		if (funcs[i].shndx != funcs[i - 1].shndx ||
-		    funcs[i].start >= funcs[i - 1].end)
-			continue;
-		malformed(c, "functions '%s' and '%s' overlap in section %zu (%s)",
-			  funcs[i - 1].name ?: "?", funcs[i].name ?: "?",
-			  funcs[i].shndx, sec_name(c, funcs[i].shndx));
-		goto out;
-	}
-	err = 0;
-out:
-	free(funcs);
+	for (i = 0; i < c->sym_cnt && !err; i++)
+		err = check_symbol(c, i, link, &w);
+	if (!err)
+		err = check_overlaps(c, w.funcs, w.func_cnt);
+	free(w.funcs);
 	return err;
 }
 

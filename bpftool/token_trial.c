@@ -61,7 +61,8 @@ void token_trial_free(struct token_trial *t)
 
 /* What kernel/bpf/verifier.c says when it refuses what it allows only with
  * allow_ptr_leaks or bypass_spec_v1, both of which the flag sets: found
- * anywhere in a line of its log.
+ * anywhere in a line of its log. tests/host/kernel_tables.py checks that
+ * the verifier prints each.
  */
 static const char * const relaxed_msgs[] = {
 	/* allow_ptr_leaks */

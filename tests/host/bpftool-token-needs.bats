@@ -327,7 +327,7 @@ mask_regs() {
 	local f=$BATS_TEST_TMPDIR/h.bpf.o id name want got
 	# helper id and name: bpf_base_func_proto()'s perfmon group,
 	# bpf_sk_base_func_proto()'s socket casts, syscall programs'
-	# bpf_sys_bpf(); then helpers any program may call (map lookup,
+	# bpf_sys_bpf() and bpf_kallsyms_lookup_name(); then helpers any program may call (map lookup,
 	# bpf_ktime_get_ns(), bpf_jiffies64(), bpf_get_prandom_u32())
 	while read -r id name; do
 		clang -target bpf -O2 -c -x c -o "$f" - <<-EOF
@@ -366,6 +366,7 @@ mask_regs() {
 	177	bpf_trace_vprintk
 	178	bpf_skc_to_unix_sock
 	196	bpf_skc_to_mptcp_sock
+	179	bpf_kallsyms_lookup_name
 	1	-
 	5	-
 	7	-

@@ -1,6 +1,8 @@
 # The host files of bpftool token (tests/host/bpftool-token-*.bats) load
 # this: the BPF objects some of them compile, the setup of every test,
-# run_err, and the names the help lists.
+# run_err's state, and the names the help lists.
+
+load ../helpers/run-err
 
 # compile_test_objects: BPF objects for `token needs` and create's object
 # keyword, compiled into $BATS_FILE_TMPDIR (call it from setup_file) so that
@@ -293,29 +295,9 @@ snapshot() {
 	(cd "$D" && find . | sort)
 }
 
-# run_err WANT ARGS...: bpftool ARGS fails with exactly one line on stderr,
-# "Error: WANT...", and nothing on stdout; with -j, exactly one JSON object
-# {"error": "WANT..."} on stdout and nothing on stderr. Nothing appears in $D.
-run_err() {
-	local want=$1 before
-	shift
-	before=$(snapshot)
-
-	run --separate-stderr "$BPFTOOL" "$@"
-	echo "plain: status $status, stdout '$output', stderr '$stderr'"
-	[[ $status != 0 ]]
-	[[ -z $output ]]
-	[[ ${#stderr_lines[@]} == 1 ]]
-	[[ $stderr == "Error: $want"* ]]
-
-	run --separate-stderr "$BPFTOOL" -j "$@"
-	echo "json: status $status, stdout '$output', stderr '$stderr'"
-	[[ $status != 0 ]]
-	[[ -z $stderr ]]
-	[[ $(jq -c 'keys' <<<"$output") == '["error"]' ]]
-	[[ $(jq -r .error <<<"$output") == "$want"* ]]
-
-	[[ $(snapshot) == "$before" ]]
+# what run_err (tests/helpers/run-err.bash) checks is unchanged
+run_err_state() {
+	snapshot
 }
 
 # Names of NONTERM := { a | b | ... } in the help, in order, one per line
