@@ -467,14 +467,23 @@ static bool is_mount_root(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode) && st.st_ino == 1;
 }
 
+/* The delegated BPF FS mounted at @path, in bpftool's mount namespace, into
+ * @m: 1 if it is one, 0 if @path is not a mount root or not a delegated
+ * BPF FS, -1 on error (printed).
+ */
+static int deleg_at(const char *path, struct deleg_mount *m)
+{
+	if (!is_mount_root(path))
+		return 0;
+	return find_deleg(0, path, m);
+}
+
 int token_show_delegated(const char *path)
 {
 	struct deleg_mount m = {};
 	int ret;
 
-	if (!is_mount_root(path))
-		return 0;
-	ret = find_deleg(0, path, &m);
+	ret = deleg_at(path, &m);
 	if (ret <= 0)
 		return ret;
 	if (json_output)
@@ -492,9 +501,7 @@ int token_revoke_delegated(const char *path, int *err)
 	int ret;
 
 	*err = -1;
-	if (!is_mount_root(path))
-		return 0;
-	ret = find_deleg(0, path, &m);
+	ret = deleg_at(path, &m);
 	if (ret <= 0)
 		return ret < 0 ? 1 : 0;
 	deleg_free(&m);
