@@ -91,12 +91,10 @@ static void print_cgroup_json(__u64 id)
 	jsonw_end_object(json_wtr);
 }
 
-static void print_token_json(const struct token_desc *desc)
+void token_desc_json(const struct token_desc *desc)
 {
 	unsigned int i;
 
-	jsonw_start_object(json_wtr);
-	jsonw_string_field(json_wtr, "pinned", desc->path);
 	if (desc->has_id)
 		jsonw_lluint_field(json_wtr, "id", desc->id);
 	print_sets_json(desc->sets);
@@ -121,14 +119,20 @@ static void print_token_json(const struct token_desc *desc)
 	}
 	if (desc->has_cgroup)
 		print_cgroup_json(desc->cgroup_id);
+}
+
+static void print_token_json(const struct token_desc *desc)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "pinned", desc->path);
+	token_desc_json(desc);
 	jsonw_end_object(json_wtr);
 }
 
-static void print_token_plain(FILE *f, const struct token_desc *desc)
+void token_desc_plain(FILE *f, const struct token_desc *desc)
 {
 	unsigned int i;
 
-	fprintf(f, "%s\n", desc->path);
 	if (desc->has_id)
 		fprintf(f, "\tid: %llu\n", (unsigned long long)desc->id);
 	print_sets_plain(f, desc->sets);
@@ -156,6 +160,12 @@ static void print_token_plain(FILE *f, const struct token_desc *desc)
 			(unsigned long long)desc->cgroup_id);
 	if (desc->flags & BPF_TOKEN_INFO_REVOKED)
 		fprintf(f, "\trevoked\n");
+}
+
+static void print_token_plain(FILE *f, const struct token_desc *desc)
+{
+	fprintf(f, "%s\n", desc->path);
+	token_desc_plain(f, desc);
 }
 
 /* token needs -------------------------------------------------------------*/

@@ -87,6 +87,12 @@ const char *token_cgroup_path(__u64 id);
 void print_sets_json(const __u64 *sets);
 void print_sets_plain(FILE *f, const __u64 *sets);
 
+/* What a token is and did: its JSON fields (the id, the sets, the
+ * accounting, the scope), or its plain lines, each starting with a tab
+ */
+void token_desc_json(const struct token_desc *desc);
+void token_desc_plain(FILE *f, const struct token_desc *desc);
+
 /* Open the user namespace @ns: a PID, or the path of a namespace file such
  * as /proc/PID/ns/user. Prints an error and returns -1 if it is not one.
  */

@@ -28,6 +28,7 @@
 #include "main.h"
 #include "token.h"
 #include "token_abi.h"
+#include "token_live.h"
 #include "token_needs.h"
 #include "token_trial.h"
 
@@ -57,6 +58,7 @@ struct deleg_mount {
 	int pid;		/* 0: bpftool's own mount namespace */
 	__u64 mnt_ns;		/* inode of the mount namespace */
 	int mnt_id;
+	unsigned int major, minor;	/* the instance's device */
 	__u64 sets[__TOKEN_SET_MAX];
 	struct token_str unknown;	/* elements bpftool can't name */
 	bool has_cgroup;	/* delegate_cgroup=ID */
@@ -228,6 +230,8 @@ static int read_mountinfo(FILE *f, int pid, __u64 mnt_ns,
 		m.pid = pid;
 		m.mnt_ns = mnt_ns;
 		m.mnt_id = atoi(fields[0]);
+		if (sscanf(fields[2], "%u:%u", &m.major, &m.minor) != 2)
+			m.major = m.minor = 0;
 		if (l->cnt == l->cap) {
 			l->cap = l->cap ? l->cap * 2 : 8;
 			tmp = reallocarray(l->v, l->cap, sizeof(*l->v));
@@ -350,7 +354,11 @@ out:
 
 /* Printing ----------------------------------------------------------------*/
 
-static void print_deleg_json(const struct deleg_mount *m)
+static void print_live_json(const struct token_live_list *live, bool known);
+
+/* A delegated mount as a JSON object; with @live (show), its live tokens */
+static void print_deleg_json(const struct deleg_mount *m,
+			     const struct token_live_list *live, bool known)
 {
 	jsonw_start_object(json_wtr);
 	/* upstream bpftool's key, then this project's */
@@ -383,6 +391,8 @@ static void print_deleg_json(const struct deleg_mount *m)
 	} else {
 		jsonw_null(json_wtr);
 	}
+	if (live)
+		print_live_json(live, known);
 	jsonw_end_object(json_wtr);
 }
 
@@ -415,7 +425,7 @@ int token_list_delegated(FILE *f)
 	err = read_all_mounts(&l);
 	for (i = 0; !err && i < l.cnt; i++) {
 		if (json_output)
-			print_deleg_json(&l.v[i]);
+			print_deleg_json(&l.v[i], NULL, false);
 		else
 			print_deleg_plain(f, &l.v[i]);
 	}
@@ -478,18 +488,75 @@ static int deleg_at(const char *path, struct deleg_mount *m)
 	return find_deleg(0, path, m);
 }
 
+/* The live tokens of @m, in the object of the mount (JSON): "tokens", an
+ * array, or null on a kernel that does not say which mount a token comes
+ * from (mainline's)
+ */
+static void print_live_json(const struct token_live_list *live, bool known)
+{
+	size_t i, j;
+
+	jsonw_name(json_wtr, "tokens");
+	if (!known) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_array(json_wtr);
+	for (i = 0; i < live->cnt; i++) {
+		jsonw_start_object(json_wtr);
+		jsonw_name(json_wtr, "pids");
+		jsonw_start_array(json_wtr);
+		for (j = 0; j < live->v[i].pid_cnt; j++)
+			jsonw_int(json_wtr, live->v[i].pids[j]);
+		jsonw_end_array(json_wtr);
+		token_desc_json(&live->v[i].desc);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+}
+
+/* ... and in plain text: a count in the mount's block, then a block per
+ * token
+ */
+static void print_live_plain(FILE *f, const char *path,
+			     const struct token_live_list *live)
+{
+	size_t i, j;
+
+	fprintf(f, "\ttokens: %zu\n", live->cnt);
+	for (i = 0; i < live->cnt; i++) {
+		fprintf(f, "token of %s, held by pid", path);
+		for (j = 0; j < live->v[i].pid_cnt; j++)
+			fprintf(f, "%s%d", j ? ", " : " ", live->v[i].pids[j]);
+		fputc('\n', f);
+		token_desc_plain(f, &live->v[i].desc);
+	}
+}
+
 int token_show_delegated(const char *path)
 {
+	struct token_live_list live = {};
 	struct deleg_mount m = {};
+	bool known;
 	int ret;
 
 	ret = deleg_at(path, &m);
 	if (ret <= 0)
 		return ret;
-	if (json_output)
-		print_deleg_json(&m);
-	else
+	/* this project's kernel names a token's BPF FS in its fdinfo */
+	known = token_abi_get()->pinned;
+	if (known && token_live_of_bpffs(m.major, m.minor, &live)) {
+		deleg_free(&m);
+		return -1;
+	}
+	if (json_output) {
+		print_deleg_json(&m, &live, known);
+	} else {
 		print_deleg_plain(stdout, &m);
+		if (known)
+			print_live_plain(stdout, m.path, &live);
+	}
+	token_live_free(&live);
 	deleg_free(&m);
 	return 1;
 }
@@ -917,7 +984,7 @@ int token_do_delegate(int argc, char **argv)
 	/* -j prints what the kernel shows of the new mount */
 	if (json_output) {
 		if (find_deleg(a.pid, args->path, &m) > 0) {
-			print_deleg_json(&m);
+			print_deleg_json(&m, NULL, false);
 			deleg_free(&m);
 		} else {
 			jsonw_null(json_wtr);

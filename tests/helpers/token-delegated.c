@@ -19,6 +19,9 @@
  * BPF_MAP_CREATE with it oopses Linux 6.12 in bpf_token_get_from_fd
  * (tests/vm-mainline-host/token-reopen-oops.bats). Every line is written
  * out before the next system call.
+ *
+ * token-delegated --hold BPFFS [MAP_TYPE...]: the same, then "holding" and
+ * the process keeps its token until a signal kills it, for the tests of what `bpftool token show` says of live tokens.
  */
 
 #define _GNU_SOURCE
@@ -39,7 +42,7 @@ int main(int argc, char **argv)
 	struct token_create_attr tattr;
 	struct map_create_attr mattr;
 	const char *prog = argv[0];
-	int fs_fd, token_fd, map_fd, i, reopen = 0;
+	int fs_fd, token_fd, map_fd, i, reopen = 0, hold = 0;
 	char path[64];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -47,9 +50,14 @@ int main(int argc, char **argv)
 		reopen = 1;
 		argv++;
 		argc--;
+	} else if (argc >= 2 && !strcmp(argv[1], "--hold")) {
+		hold = 1;
+		argv++;
+		argc--;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [--reopen] BPFFS [MAP_TYPE...]\n", prog);
+		fprintf(stderr, "usage: %s [--reopen | --hold] BPFFS [MAP_TYPE...]\n",
+			prog);
 		return 2;
 	}
 	fs_fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -91,6 +99,11 @@ int main(int argc, char **argv)
 			printf("map %s: ok\n", argv[i]);
 			close(map_fd);
 		}
+	}
+	if (hold) {
+		printf("holding\n");
+		for (;;)
+			pause();
 	}
 	return 0;
 }

@@ -61,10 +61,16 @@ setup() {
 	NSPID=
 	MPID=
 	CG=
+	HOLDS=()
 }
 
 teardown() {
 	local m
+	# the holders of tokens first: a token keeps its BPF FS busy
+	if [[ ${#HOLDS[@]} != 0 ]]; then
+		kill "${HOLDS[@]}" 2>/dev/null || true
+		wait "${HOLDS[@]}" 2>/dev/null || true
+	fi
 	# every BPF FS mounted below this test's directory, innermost first
 	for m in $(awk -v d="$BATS_TEST_TMPDIR" '$5 ~ "^" d { print $5 }' /proc/self/mountinfo | sort -r); do
 		umount "$m" 2>/dev/null || true
@@ -284,6 +290,72 @@ run_err_state() {
 	echo "$output $stderr"
 	[[ $status == 0 && -z $output && -z $stderr ]]
 	! mounts | grep -q " $D/mnt "
+}
+
+# hold MNT MAP_TYPE...: a process of the user namespace $NSPID makes a token
+# from MNT, creates the maps, and holds the token; its PID in HOLD (added to
+# HOLDS, which teardown kills)
+hold() {
+	local out=$BATS_TEST_TMPDIR/hold.$#.$RANDOM
+	nsenter -t "$NSPID" -U "$HELPER" --hold "$@" >"$out" 2>&1 &
+	HOLD=$!
+	HOLDS+=("$HOLD")
+	for _ in $(seq 100); do
+		grep -qx holding "$out" && return 0
+		sleep 0.1
+	done
+	cat "$out"
+	false
+}
+
+@test "show of a delegated mount: its live tokens with their holders and accounting (this project's kernel), null on mainline" {
+	local a b m
+	make_userns
+	mkdir -p "$D/mnt2"
+	"$BPFTOOL" token delegate "$D/mnt" userns "$NSPID" cmds map_create maps hash
+	"$BPFTOOL" token delegate "$D/mnt2" userns "$NSPID" cmds map_create maps array
+	# a token of each mount: the first creates a hash map and is refused
+	# an array (a denial), the second holds its token and does nothing
+	hold "$D/mnt" 1 2
+	a=$HOLD
+	hold "$D/mnt2"
+	b=$HOLD
+
+	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
+	echo "$output"
+	[[ $status == 0 ]]
+	if [[ $PINNED_TOKENS != 1 ]]; then
+		# mainline's fdinfo does not say which mount a token comes from
+		[[ $(jq -c .tokens <<<"$output") == null ]]
+		run --separate-stderr "$BPFTOOL" token show "$D/mnt"
+		[[ $status == 0 && $output != *tokens* ]]
+		return
+	fi
+	m=$output
+	[[ $(jq '.tokens | length' <<<"$m") == 1 ]]
+	[[ $(jq -c '.tokens[0] | [.pids, .allowed_cmds, .allowed_maps, .uses.map_create, .denials, .revoked]' <<<"$m") == \
+		"[[$a],[\"map_create\"],[\"hash\"],1,1,false]" ]]
+	[[ $(jq '.tokens[0].id' <<<"$m") -gt 0 ]]
+	# the other mount's token is the other mount's
+	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt2"
+	echo "$output"
+	[[ $(jq -c '[.tokens[] | [.pids, .allowed_maps, .uses.map_create]]' <<<"$output") == "[[[$b],[\"array\"],0]]" ]]
+	[[ $(jq '.tokens[0].id' <<<"$output") != $(jq '.tokens[0].id' <<<"$m") ]]
+
+	# plain: a count in the mount's block, a block per token
+	run --separate-stderr "$BPFTOOL" token show "$D/mnt"
+	echo "$output"
+	[[ $status == 0 ]]
+	[[ $output == *$'\ttokens: 1\n'"token of $D/mnt, held by pid $a"$'\n\tid: '* ]]
+	[[ $output == *$'\tuses: map_create 1 btf_load 0 prog_load 0 token_create 0\n\tdenials: 1\n'* ]]
+
+	# a holder that is gone holds nothing; list shows no tokens
+	kill "$a"
+	wait "$a" 2>/dev/null || true
+	run --separate-stderr "$BPFTOOL" -j token show "$D/mnt"
+	[[ $(jq -c .tokens <<<"$output") == "[]" ]]
+	run --separate-stderr "$BPFTOOL" -j token list
+	[[ $(jq -c --arg p "$D/mnt2" '[.[] | select(.token_info == $p) | has("tokens")]' <<<"$output") == "[false]" ]]
 }
 
 @test "show of a BPF FS that delegates nothing, and of a plain directory, is not a delegated mount" {

@@ -137,22 +137,30 @@ def unknown_messages(formats, quoted):
 
 
 def _body(src, name):
-    i = src.index('\nstatic void ' + name + '(')
-    return src[i:src.index('\n}\n', i)]
+    """The text of function NAME of SRC (static or not); '' if there is
+    none."""
+    m = re.search(r'\n(?:static )?void ' + name + r'\(', src)
+    if not m:
+        return ''
+    return src[m.start():src.index('\n}\n', m.start())]
 
 
 def show_keys(bpftool_dir):
     """The keys `token show` prints, from token.c's print_token_plain() and
-    print_token_json() (and print_cgroup_json()), with the set names of
+    print_token_json() (and the token_desc_plain() and token_desc_json()
+    they call, and print_cgroup_json()), with the set names of
     token_names.c's table (and, in JSON, the names of the token's uses), as
     sorted ("plain", KEY) pairs, then ("json", KEY) pairs."""
     src = read(bpftool_dir + '/token.c')
     sets = re.findall(r'\{ "\w+",\s+"(allowed_\w+)"', read(bpftool_dir + '/token_names.c'))
     uses = re.findall(r'\[TOKEN_USE_\w+\]\s*= "(\w+)"', src)
-    plain = set(sets) | set(re.findall(r'\\t([\w-]+)', _body(src, 'print_token_plain')))
+    plain = set(sets) | set(re.findall(
+        r'\\t([\w-]+)',
+        _body(src, 'print_token_plain') + _body(src, 'token_desc_plain')))
     json = set(sets) | set(uses) | set(re.findall(
         r'jsonw_\w+\(json_wtr, "(\w+)"',
-        _body(src, 'print_token_json') + _body(src, 'print_cgroup_json')))
+        _body(src, 'print_token_json') + _body(src, 'token_desc_json') +
+        _body(src, 'print_cgroup_json')))
     return [('plain', k) for k in sorted(plain)] + [('json', k) for k in sorted(json)]
 
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef __BPF_TOOL_TOKEN_LIVE_H
+#define __BPF_TOOL_TOKEN_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "token.h"
+
+/* A token that processes hold as fds, as its fdinfo describes it */
+struct token_live {
+	struct token_desc desc;		/* desc.path is NULL */
+	int *pids;			/* the processes holding it, ascending */
+	size_t pid_cnt;
+};
+
+struct token_live_list {
+	struct token_live *v;
+	size_t cnt;
+};
+
+/* The tokens held by the processes of /proc whose fdinfo names the BPF FS
+ * instance MAJOR:MINOR (this project's kernel), by id. Returns 0, or -1
+ * after an error it printed. Processes that bpftool can't read (gone,
+ * another pid namespace's) are skipped.
+ */
+int token_live_of_bpffs(unsigned int major, unsigned int minor,
+			struct token_live_list *out);
+
+void token_live_free(struct token_live_list *l);
+
+/* Parse the fdinfo text of a token fd into @desc; @major and @minor get its
+ * "bpffs:" line. Returns false if @text is not a token's or has no id or
+ * bpffs line (a mainline kernel's).
+ */
+bool token_live_parse(const char *text, struct token_desc *desc,
+		      unsigned int *major, unsigned int *minor);
+
+#endif
