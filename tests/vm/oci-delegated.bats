@@ -8,17 +8,22 @@
 # by themselves, with no token path: Debian's `ip` on the project's
 # libbpf.so.1 loads an XDP program and attaches it to the container's lo,
 # and libbpf-load, linked with Debian's libbpf 1.4 (build/debian-libbpf,
-# tests/abi/libbpf-load.c), loads an object; each is refused with libbpf's
-# token turned off (LIBBPF_BPF_TOKEN_PATH=""), the control. poststop
-# unmounts the BPF FS; on this kernel that revokes the tokens made from it
-# (a token held on the host says so).
+# tests/abi/libbpf-load.c), loads an object and attaches its XDP program
+# to lo too (generic mode, then detached); each load is refused with
+# libbpf's token turned off (LIBBPF_BPF_TOKEN_PATH=""), the control. That
+# with runc, crun and podman (the hooks.d file `make install` installs).
+# poststop unmounts the BPF FS; on this kernel that revokes the tokens made
+# from it (a token held on the host says so).
 #
 # The cgroup scope: this kernel scopes the BPF FS to the container's
 # cgroup, also when the policy lets containers go without; Debian's 6.12
 # has no such scope, and the start fails in one line unless the policy
 # opts out ("cgroup-scope optional"; "cgroup-scope annotation" and the
 # container's org.bpf-token.cgroup-scope=optional) — the annotation alone,
-# an image's, does not. The attack beside the control: a container whose
+# an image's, does not; podman's container, with the installed hooks.d
+# file and the default policy, is refused there, and starts, loads and
+# attaches with a hooks.d file whose hook's env names a policy that opts
+# out. The attack beside the control: a container whose
 # objects ask beyond the policy (kprobe) is not created, nothing mounted.
 # The bundles are tests/vm/oci.bash's (user-namespaced, cgroup of their
 # own), with CAP_BPF in the container's user namespace, which mainline's
@@ -54,6 +59,9 @@ setup() {
 	# the object libbpf-token.bats loads with libbpf 1.4 (xdp_token, as
 	# committed in the fuzz corpus)
 	LOADER_OBJ=$TOP/tests/fuzz/corpus/token_needs/obj-xdp_token
+	# what libbpf-load prints when it loads LOADER_OBJ and attaches its
+	# program to lo
+	LOADER_ATTACHED=$'libbpf: 1.4\nload: ok\ntoken: yes\nprog xdp_token_prog\nmap token_stats\nattach lo: ok'
 	need "$PROGS/ctr_xdp.bpf.o" "$PROGS/kprobe_ringbuf.bpf.o" "$LIBBPF_SO_DIR/libbpf.so.1" \
 		"$BPFTOOL" "$LOADER" "$LOADER_OBJ"
 	ID=ocid$BATS_TEST_NUMBER
@@ -189,14 +197,15 @@ scenario() {
 	ct ip link set lo up
 
 	# libbpf-load on Debian's libbpf 1.4: the control, libbpf's token off,
-	# is refused; by itself, libbpf finds the token at /sys/fs/bpf
+	# is refused; by itself, libbpf finds the token at /sys/fs/bpf, and
+	# the program it loaded attaches to lo (and is detached again, for ip)
 	run --separate-stderr ct env LIBBPF_BPF_TOKEN_PATH= "$LOADER" "$LOADER_OBJ"
 	echo "no token: $output"
 	[[ $status == 1 && $output == $'libbpf: 1.4\nload: EPERM\ntoken: no' ]]
-	run --separate-stderr ct "$LOADER" "$LOADER_OBJ"
+	run --separate-stderr ct "$LOADER" "$LOADER_OBJ" xdp lo
 	echo "libbpf 1.4: $output $stderr"
 	[[ $status == 0 ]]
-	[[ $output == $'libbpf: 1.4\nload: ok\ntoken: yes\nprog xdp_token_prog\nmap token_stats' ]]
+	[[ $output == "$LOADER_ATTACHED" ]]
 
 	# Debian's ip on the project's libbpf.so.1: the same, and it attaches
 	# the program to the container's lo
@@ -229,11 +238,11 @@ scenario() {
 	RT=
 }
 
-@test "runc: a delegated BPF FS at /sys/fs/bpf: ip and libbpf 1.4 load through it by themselves; delete unmounts it (revokes its tokens)" {
+@test "runc: a delegated BPF FS at /sys/fs/bpf: ip and libbpf 1.4 load and attach through it by themselves; delete unmounts it (revokes its tokens)" {
 	scenario runc
 }
 
-@test "crun: a delegated BPF FS at /sys/fs/bpf: ip and libbpf 1.4 load through it by themselves; delete unmounts it (revokes its tokens)" {
+@test "crun: a delegated BPF FS at /sys/fs/bpf: ip and libbpf 1.4 load and attach through it by themselves; delete unmounts it (revokes its tokens)" {
 	scenario crun
 }
 
@@ -287,43 +296,90 @@ scenario() {
 	RT=
 }
 
-# podman, with the hooks.d file `make install` installs (tests/vm/
-# oci-runtimes.bats's podman_setup, without the pinned mode): the host's
-# policy is the default one (no /etc/bpf-token/oci-policy)
-@test "podman: the installed hooks.d file: the default mode, ip attaches through /sys/fs/bpf; rm unmounts (a kernel without cgroup scope: refused in one line)" {
-	local id line
-	[[ ! -e /etc/bpf-token/oci-policy ]] || skip "the host has a policy of its own (/etc/bpf-token/oci-policy)"
+# podman_cmd HOOKS_DIR: PM, podman with the test's storage and HOOKS_DIR
+# as its hooks.d directory
+podman_cmd() {
 	PM=(podman --storage-driver vfs --root "$B/storage" --runroot "$B/run" --cgroup-manager cgroupfs
-		--events-backend file --hooks-dir "$OCI_PREFIX/share/containers/oci/hooks.d")
-	oci_rootfs "$B/rootfs"
-	chown -hR $OCI_UID:$OCI_UID "$B/rootfs"
-	jq '.syscalls |= map(.names -= ["bpf"]) | .syscalls += [{names: ["bpf"], action: "SCMP_ACT_ALLOW"}]' \
-		/usr/share/containers/seccomp.json >"$B/seccomp.json"
+		--events-backend file --hooks-dir "$1")
+}
+
+# podman_run: `PM run --detach` of container ID (an annotated one, with
+# CAP_BPF, bpf() allowed by seccomp, the host's /usr, /etc and the project
+# read-only); status and output
+podman_run() {
+	local vols=(--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro")
+	[[ $BUILD == "$TOP"/* ]] || vols+=(--volume "$BUILD:$BUILD:ro")
+	: >"$B/hook.err"
 	run "${PM[@]}" run --detach --name "$ID" --network none --cap-add NET_ADMIN --cap-add BPF \
 		--uidmap 0:$OCI_UID:65536 --gidmap 0:$OCI_UID:65536 \
-		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o" \
+		--annotation "org.bpf-token.objects=$PROGS/ctr_xdp.bpf.o:$LOADER_OBJ" \
 		--annotation run.oci.hooks.stderr="$B/hook.err" --security-opt seccomp="$B/seccomp.json" \
-		--volume /usr:/usr:ro --volume /etc:/etc:ro --volume "$TOP:$TOP:ro" --rootfs "$B/rootfs" \
-		sleep 100000 </dev/null
-	echo "$output"
+		"${vols[@]}" --rootfs "$B/rootfs" sleep 100000 </dev/null
+	echo "podman run: status $status: $output"
 	[[ ! -s $B/hook.err ]] || echo "hook: $(<"$B/hook.err")"
-	if [[ $PORT != 1 ]]; then
-		[[ $status != 0 ]]
-		line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: [^"]*' | head -n 1)
-		echo "hook: $line"
-		[[ $line == *"the kernel has no cgroup scope for a delegated BPF FS"* ]]
-		[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
-		return
-	fi
+}
+
+# podman_loads: the container podman_run started has its delegated BPF FS;
+# in it, libbpf-load on Debian's libbpf 1.4 loads and attaches to lo (then
+# detaches), Debian's ip on the project's libbpf.so.1 loads and attaches;
+# `PM rm --force` unmounts the BPF FS
+podman_loads() {
+	local id
 	[[ $status == 0 ]]
 	id=$("${PM[@]}" inspect --format '{{.Id}}' "$ID")
 	[[ $(jq -r '.delegated' <<<"$("$BPFTOOL" -j token show "/run/bpf-token/oci/$id")") == "/run/bpf-token/oci/$id" ]]
+	run "${PM[@]}" exec "$ID" ip link set dev lo up </dev/null
+	[[ $status == 0 ]]
+	run --separate-stderr "${PM[@]}" exec "$ID" "$LOADER" "$LOADER_OBJ" xdp lo </dev/null
+	echo "libbpf 1.4: $output $stderr"
+	[[ $status == 0 && $output == "$LOADER_ATTACHED" ]]
 	run "${PM[@]}" exec --env LD_LIBRARY_PATH="$LIBBPF_SO_DIR" "$ID" sh -c \
-		"ip link set dev lo up && ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
-	echo "$output"
+		"ip link set dev lo xdpgeneric obj $PROGS/ctr_xdp.bpf.o sec xdp && ip link show dev lo" </dev/null
+	echo "ip: $output"
 	[[ $status == 0 && $output == *"prog/xdp id"* ]]
 	run "${PM[@]}" rm --force "$ID" </dev/null
 	[[ $status == 0 ]]
 	[[ ! -e /run/bpf-token/oci/$id && ! -e /run/bpf-token/oci-records/$id ]]
 	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+}
+
+# podman, with the hooks.d file `make install` installs (tests/vm/
+# oci-runtimes.bats's podman_setup, without the pinned mode): the host's
+# policy is the default one (no /etc/bpf-token/oci-policy). On a kernel
+# without cgroup scope that refuses the container; a hooks.d file of the
+# test's own, the installed one with BPF_TOKEN_OCI_POLICY in the hook's env
+# (a policy that opts out of the scope), starts it.
+@test "podman: the installed hooks.d file: the default mode, ip and libbpf 1.4 load and attach through /sys/fs/bpf; rm unmounts (a kernel without cgroup scope: refused in one line, and started by a hooks.d file whose env names an opting-out policy)" {
+	local line f hooks=$OCI_PREFIX/share/containers/oci/hooks.d
+	[[ ! -e /etc/bpf-token/oci-policy ]] || skip "the host has a policy of its own (/etc/bpf-token/oci-policy)"
+	podman_cmd "$hooks"
+	oci_rootfs "$B/rootfs"
+	chown -hR $OCI_UID:$OCI_UID "$B/rootfs"
+	jq '.syscalls |= map(.names -= ["bpf"]) | .syscalls += [{names: ["bpf"], action: "SCMP_ACT_ALLOW"}]' \
+		/usr/share/containers/seccomp.json >"$B/seccomp.json"
+	podman_run
+	if [[ $PORT == 1 ]]; then
+		podman_loads
+		return
+	fi
+	# Debian's 6.12, the default policy: refused
+	[[ $status != 0 ]]
+	line=$(cat - "$B/hook.err" 2>/dev/null <<<"$output" | grep -o 'Error: bpf-token hook: [^"]*' | head -n 1)
+	echo "hook: $line"
+	[[ $line == *"the kernel has no cgroup scope for a delegated BPF FS"* ]]
+	[[ $(oci_bpf_mounts) == "$MOUNTS_BEFORE" ]]
+	run "${PM[@]}" rm --force "$ID" </dev/null
+	echo "podman rm: status $status: $output"
+	# the installed hooks.d file(s), the hook's env naming a policy that
+	# opts out (hooks.d 1.0.0: hook.env, "K=V" strings)
+	echo 'cgroup-scope optional' >"$POLICY"
+	mkdir "$B/hooks.d"
+	for f in "$hooks"/*.json; do
+		jq --arg e "BPF_TOKEN_OCI_POLICY=$POLICY" '.hook.env += [$e]' "$f" >"$B/hooks.d/${f##*/}"
+		cat "$B/hooks.d/${f##*/}"
+	done
+	[[ -n $(jq -r '.hook.env[]' "$B"/hooks.d/*.json) ]]
+	podman_cmd "$B/hooks.d"
+	podman_run
+	podman_loads
 }
