@@ -80,6 +80,7 @@ run_subtest() {
 @test "token/libbpf_btf_token_denied" { run_subtest libbpf_btf_token_denied; }
 @test "token/prog_token_test_run" { run_subtest prog_token_test_run; }
 @test "token/prog_token_kernel_routes" { run_subtest prog_token_kernel_routes; }
+@test "token/prog_token_priv_helpers" { run_subtest prog_token_priv_helpers; }
 @test "token/prog_token_pkt_len" { run_subtest prog_token_pkt_len; }
 @test "token/prog_token_no_cap_by_prog" { run_subtest prog_token_no_cap_by_prog; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
