@@ -46,7 +46,9 @@ static void print_name_json(const char *name, void *ctx)
 
 static void print_name_plain(const char *name, void *f)
 {
-	fprintf(f, " %s", name);
+	/* no format to parse: list prints thousands of these */
+	fputc(' ', f);
+	fputs(name, f);
 }
 
 void print_sets_json(const __u64 *sets)

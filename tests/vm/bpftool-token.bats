@@ -376,6 +376,17 @@ RELAXED_WARNING="Warning: token has the relaxed verifier: its programs may leak 
 	out=$(mask_ids <<<"$output")
 	[[ $out == *"$D/one"$'\n\tid: ID\n\tallowed_cmds: map_create'* ]]
 	[[ $out == *"$M/two"$'\n\tid: ID\n\tallowed_cmds: prog_load\n\tallowed_maps: any'* ]]
+
+	# a BPF FS mounted inside another: its tokens once, by its own
+	# mount; a symbolic link to a token is not a token
+	mkdir "$D/inner"
+	mount -t bpf bpf "$D/inner"
+	run_ok token create "$D/inner/three" cmds btf_load
+	ln -s "$D/one" "$D/link"
+	run_ok -j token list
+	[[ $(jq -r --arg d "$D/" '[.[].pinned | select(startswith($d))] | sort | join(" ")' <<<"$output") == \
+		"$D/inner/three $D/one" ]]
+	umount "$D/inner"
 }
 
 @test "token list as a user: unreadable directories and tokens are skipped" {
