@@ -15,7 +15,7 @@ Two rules, for every @test and every function of the files:
             `diff`, `cmp`, `grep`, `jq -e`, `false`, `return`/`exit` with a
             failing status, `run !`/`run -N`, bats' assert_*/refute_*, nor
             a call (not through `run`) of a function of the file, or of a
-            file it loads, that has one. Conditions (if/elif/while/until
+            file it loads (or a file that one loads), that has one. Conditions (if/elif/while/until
             lines, `|| skip`) do not count.
 
 One line per finding, FILE:LINE: RULE: text; exit status 1 when there is
@@ -151,11 +151,20 @@ def lint(paths):
             parsed[p] = (lines, blocks(lines), loads)
         return parsed[p]
 
+    def all_loads(p, seen):
+        """the files @p loads, and those they load, in order"""
+        for q in parse(p)[2]:
+            if q not in seen:
+                seen.append(q)
+                all_loads(q, seen)
+        return seen
+
     for path in paths:
         lines, blks, loads = parse(path)
-        # the functions this file sees: its own and those of loaded files
+        # the functions this file sees: its own and those of the files it
+        # loads, directly or through another loaded file
         funcs = {}
-        for q in loads + [path]:
+        for q in all_loads(path, []) + [path]:
             for kind, name, _, body in parse(q)[1]:
                 if kind == "function":
                     funcs[name] = body

@@ -98,7 +98,7 @@ fixture() {
 	[[ ${lines[5]} == "$F/bad.bats:31: assertion: test \"an asserting helper run through run is not an assertion\" asserts nothing" ]]
 }
 
-@test "lint: accepts a last-line '!', run !, [[ ]], helpers that assert, one-line tests" {
+@test "lint: accepts a last-line '!', run !, [[ ]], helpers that assert (also through two loads), one-line tests" {
 	fixture "$F/good.bats" <<-'EOF'
 	load helper
 
@@ -123,6 +123,10 @@ fixture() {
 		asserts
 	}
 
+	%test "a helper of a file that a loaded file loads" {
+		asserts_too
+	}
+
 	%test "one line" { only_here; }
 
 	%test "a here-document holds no commands" {
@@ -139,17 +143,24 @@ fixture() {
 	}
 	EOF
 	fixture "$F/helper.bash" <<-'EOF'
+	load helper2
+
 	asserts() {
 		(( 1 == 1 ))
 	}
 	EOF
-	run "$LINT" "$F/good.bats" "$F/helper.bash"
+	fixture "$F/helper2.bash" <<-'EOF'
+	asserts_too() {
+		[[ -d / ]]
+	}
+	EOF
+	run "$LINT" "$F/good.bats" "$F/helper.bash" "$F/helper2.bash"
 	echo "$output"
 	[[ $status == 0 && -z $output ]]
 	# and bats runs them all green
 	run bats --tap "$F/good.bats"
 	echo "$output"
-	[[ $status == 0 && ${lines[0]} == 1..6 ]]
+	[[ $status == 0 && ${lines[0]} == 1..7 ]]
 }
 
 @test "lint: bad usage is one line and status 2" {
