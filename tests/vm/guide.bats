@@ -46,6 +46,7 @@ cleanup() {
 	if [[ -n ${U_PID:-} ]]; then
 		kill -TERM -- "-$U_PID" 2>/dev/null || true
 	fi
+	[[ -z ${CT_PID:-} ]] || kill "$CT_PID" 2>/dev/null || true
 	pkill -u app 2>/dev/null || true
 	pkill -u bpf-app 2>/dev/null || true
 	for cg in /sys/fs/cgroup/ct-other /sys/fs/cgroup/ct-app; do
@@ -504,6 +505,39 @@ scenario_needs() {
 	echo "scenario done"
 }
 
+# A delegated BPF FS: the guide's block, for a "container" that is a process
+# in a user and mount namespace of its own; its root makes a token from the
+# mount and creates the map type the block allows, not another one; the
+# mount line of `needs ... format mount` is the mount's options.
+scenario_delegate() {
+	local i line
+	block service-install >/dev/null
+	unshare -Urm --propagation private sleep 600 &
+	CT_PID=$!
+	for ((i = 0; i < 50; i++)); do
+		[[ $(readlink /proc/$CT_PID/ns/user) != "$(readlink /proc/self/ns/user)" ]] && break
+		sleep 0.1
+	done
+	export CT_PID
+	block delegate | tee "$W/delegate.out"
+	echo "# the mount: in the container's mount namespace, not in the host's"
+	grep -q ' /sys/fs/bpf .* - bpf .*delegate_cmds=map_create:prog_load:btf_load,delegate_maps=array,delegate_progs=socket_filter:xdp,delegate_attachs=cgroup_inet_ingress:xdp' \
+		"/proc/$CT_PID/mountinfo"
+	[[ $(grep -c delegate_cmds /proc/self/mountinfo || true) == 0 ]]
+	grep -q -F "(of pid " "$W/delegate.out"
+	echo "# the formats"
+	line=$(grep '^delegate_cmds=' "$W/delegate.out")
+	grep -q -F "$line" "/proc/$CT_PID/mountinfo"
+	grep -qx 'PrivateBPF=yes' "$W/delegate.out"
+	grep -qx 'BPFDelegateMaps=BPFMapTypeArray' "$W/delegate.out"
+	grep -qx 'security.bpffs.delegate_maps=array' "$W/delegate.out"
+	echo "# the container's root: a token, an array map (2) through it, no hash map (1)"
+	nsenter -t "$CT_PID" -U -m "$BUILD/tests/token-delegated" /sys/fs/bpf 2 1 | tee "$W/ct.out"
+	[[ $(<"$W/ct.out") == $'token: ok\nmap 2: ok\nmap 1: EPERM' ]]
+	kill "$CT_PID"
+	echo "scenario done"
+}
+
 # Derived tokens: the guide's manager token and its derived token; revoking
 # the parent revokes the child.
 scenario_derive() {
@@ -518,7 +552,7 @@ scenario_derive() {
 }
 
 export -f scenario_derive cleanup tok prepare_host block user_block unit_parse unit_exec sysd_start \
-	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs hold_token \
+	sysd_stop sysd_stop_post scenario_service scenario_container scenario_needs scenario_delegate hold_token \
 	held_revoked ct_attach
 export BPF_PY
 
@@ -536,6 +570,13 @@ export BPF_PY
 
 @test "guide: choosing lists: token needs as written" {
 	host scenario_needs
+	[[ $status == 0 ]]
+	[[ $output == *"scenario done"* ]]
+}
+
+@test "guide: a delegated BPF FS as written: mounted in the container's namespace, the formats, a token for the container's root" {
+	need "$BUILD/tests/token-delegated"
+	host scenario_delegate
 	[[ $status == 0 ]]
 	[[ $output == *"scenario done"* ]]
 }
