@@ -12,11 +12,13 @@ setup() {
 	FIX=$TOP/tests/host/bats-run
 }
 
-# verdicts RUNNER... FILE: the plan and the ok / not ok lines, then "exit N"
+# verdicts RUNNER... FILE: the plan and the ok / not ok lines, then "exit N".
+# A file of its own for each call: diff runs two of them at once.
 verdicts() {
-	local rc
-	"$@" >"$BATS_TEST_TMPDIR/tap" 2>&1 && rc=0 || rc=$?
-	grep -E '^(1\.\.|ok |not ok )' "$BATS_TEST_TMPDIR/tap"
+	local rc tap
+	tap=$(mktemp -p "$BATS_TEST_TMPDIR" tap.XXXXXX)
+	"$@" >"$tap" 2>&1 && rc=0 || rc=$?
+	grep -E '^(1\.\.|ok |not ok )' "$tap"
 	echo "exit $rc"
 }
 
