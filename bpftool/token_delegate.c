@@ -354,7 +354,32 @@ out:
 
 /* Printing ----------------------------------------------------------------*/
 
-static void print_live_json(const struct token_live_list *live, bool known);
+/* The live tokens of @m, in the object of the mount (JSON): "tokens", an
+ * array, or null on a kernel that does not say which mount a token comes
+ * from (mainline's)
+ */
+static void print_live_json(const struct token_live_list *live, bool known)
+{
+	size_t i, j;
+
+	jsonw_name(json_wtr, "tokens");
+	if (!known) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_array(json_wtr);
+	for (i = 0; i < live->cnt; i++) {
+		jsonw_start_object(json_wtr);
+		jsonw_name(json_wtr, "pids");
+		jsonw_start_array(json_wtr);
+		for (j = 0; j < live->v[i].pid_cnt; j++)
+			jsonw_int(json_wtr, live->v[i].pids[j]);
+		jsonw_end_array(json_wtr);
+		token_desc_json(&live->v[i].desc);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+}
 
 /* A delegated mount as a JSON object; with @live (show), its live tokens */
 static void print_deleg_json(const struct deleg_mount *m,
@@ -486,33 +511,6 @@ static int deleg_at(const char *path, struct deleg_mount *m)
 	if (!is_mount_root(path))
 		return 0;
 	return find_deleg(0, path, m);
-}
-
-/* The live tokens of @m, in the object of the mount (JSON): "tokens", an
- * array, or null on a kernel that does not say which mount a token comes
- * from (mainline's)
- */
-static void print_live_json(const struct token_live_list *live, bool known)
-{
-	size_t i, j;
-
-	jsonw_name(json_wtr, "tokens");
-	if (!known) {
-		jsonw_null(json_wtr);
-		return;
-	}
-	jsonw_start_array(json_wtr);
-	for (i = 0; i < live->cnt; i++) {
-		jsonw_start_object(json_wtr);
-		jsonw_name(json_wtr, "pids");
-		jsonw_start_array(json_wtr);
-		for (j = 0; j < live->v[i].pid_cnt; j++)
-			jsonw_int(json_wtr, live->v[i].pids[j]);
-		jsonw_end_array(json_wtr);
-		token_desc_json(&live->v[i].desc);
-		jsonw_end_object(json_wtr);
-	}
-	jsonw_end_array(json_wtr);
 }
 
 /* ... and in plain text: a count in the mount's block, then a block per

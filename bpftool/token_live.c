@@ -120,8 +120,12 @@ static bool parse_line(const char *key, const char *val, struct token_desc *d,
 	return true;
 }
 
-bool token_live_parse(const char *text, struct token_desc *desc,
-		      unsigned int *major, unsigned int *minor)
+/* Parse the fdinfo text of a token fd into @desc; @major and @minor get its
+ * "bpffs:" line. Returns false if @text is not a token's or has no id or
+ * bpffs line (a mainline kernel's).
+ */
+static bool token_live_parse(const char *text, struct token_desc *desc,
+			     unsigned int *major, unsigned int *minor)
 {
 	const unsigned int want = (1U << (__TOKEN_SET_MAX + 2)) - 1;
 	char *copy, *line, *save = NULL, *val;

@@ -29,11 +29,4 @@ int token_live_of_bpffs(unsigned int major, unsigned int minor,
 
 void token_live_free(struct token_live_list *l);
 
-/* Parse the fdinfo text of a token fd into @desc; @major and @minor get its
- * "bpffs:" line. Returns false if @text is not a token's or has no id or
- * bpffs line (a mainline kernel's).
- */
-bool token_live_parse(const char *text, struct token_desc *desc,
-		      unsigned int *major, unsigned int *minor);
-
 #endif
