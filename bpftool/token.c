@@ -44,11 +44,24 @@ static void print_name_json(const char *name, void *ctx)
 	jsonw_string(json_wtr, name);
 }
 
-static void print_name_plain(const char *name, void *f)
+/* The plain text of tokens is built in a struct token_str, without
+ * printf(): list prints thousands of tokens, and parsing formats and
+ * stdio's work per call would be most of its time.
+ */
+static void add_name_plain(const char *name, void *text)
 {
-	/* no format to parse: list prints thousands of these */
-	fputc(' ', f);
-	fputs(name, f);
+	token_str_addn(text, " ", 1);
+	token_str_add(text, name);
+}
+
+/* "\t@label: @v\n" */
+static void add_u64_line(struct token_str *text, const char *label, __u64 v)
+{
+	token_str_addn(text, "\t", 1);
+	token_str_add(text, label);
+	token_str_addn(text, ": ", 2);
+	token_str_add_u64(text, v);
+	token_str_addn(text, "\n", 1);
 }
 
 void print_sets_json(const __u64 *sets)
@@ -63,15 +76,38 @@ void print_sets_json(const __u64 *sets)
 	}
 }
 
-void print_sets_plain(FILE *f, const __u64 *sets)
+static void add_sets_plain(struct token_str *text, const __u64 *sets)
 {
 	unsigned int i;
 
 	for (i = 0; i < __TOKEN_SET_MAX; i++) {
-		fprintf(f, "\t%s:", token_sets[i].field);
-		token_mask_for_each(i, sets[i], print_name_plain, f);
-		fputc('\n', f);
+		token_str_addn(text, "\t", 1);
+		token_str_add(text, token_sets[i].field);
+		token_str_addn(text, ":", 1);
+		token_mask_for_each(i, sets[i], add_name_plain, text);
+		token_str_addn(text, "\n", 1);
 	}
+}
+
+/* @text to @f; false (with the error said) if it could not be built */
+static bool put_text(FILE *f, struct token_str *text)
+{
+	bool ok = !text->oom;
+
+	if (ok && text->len)
+		fwrite(text->buf, 1, text->len, f);
+	else if (!ok)
+		p_err("mem alloc failed");
+	token_str_free(text);
+	return ok;
+}
+
+void print_sets_plain(FILE *f, const __u64 *sets)
+{
+	struct token_str text = {};
+
+	add_sets_plain(&text, sets);
+	put_text(f, &text);
 }
 
 /* "cgroup": {"id": N, "path": "/a/b" or null}, or null without a scope */
@@ -131,43 +167,81 @@ static void print_token_json(const struct token_desc *desc)
 	jsonw_end_object(json_wtr);
 }
 
-void token_desc_plain(FILE *f, const struct token_desc *desc)
+/* The lines of the sets last added to a list: the tokens of a list are
+ * mostly made from a few sets, the same text need not be built again.
+ */
+struct sets_text {
+	__u64 sets[__TOKEN_SET_MAX];
+	struct token_str text;
+};
+
+static void add_desc_plain(struct token_str *text,
+			   const struct token_desc *desc,
+			   struct sets_text *last)
 {
+	const char *cgroup_path;
 	unsigned int i;
 
 	if (desc->has_id)
-		fprintf(f, "\tid: %llu\n", (unsigned long long)desc->id);
-	print_sets_plain(f, desc->sets);
+		add_u64_line(text, "id", desc->id);
+	if (!last) {
+		add_sets_plain(text, desc->sets);
+	} else {
+		if (!last->text.len ||
+		    memcmp(last->sets, desc->sets, sizeof(last->sets))) {
+			memcpy(last->sets, desc->sets, sizeof(last->sets));
+			last->text.len = 0;
+			add_sets_plain(&last->text, desc->sets);
+			text->oom |= last->text.oom;
+		}
+		token_str_addn(text, last->text.buf, last->text.len);
+	}
 	if (token_root_equiv_progs(desc->sets[TOKEN_SET_PROGS]))
-		fprintf(f, "\troot-equivalent\n");
+		token_str_add(text, "\troot-equivalent\n");
 	if (desc->relaxed_verifier)
-		fprintf(f, "\tverifier: relaxed\n");
+		token_str_add(text, "\tverifier: relaxed\n");
 	if (!desc->has_state)
 		return;
 
-	fprintf(f, "\tuses:");
-	for (i = 0; i < __TOKEN_USE_MAX; i++)
-		fprintf(f, " %s %llu", token_use_names[i],
-			(unsigned long long)desc->uses[i]);
-	fprintf(f, "\n\tdenials: %llu\n", (unsigned long long)desc->denials);
+	token_str_add(text, "\tuses:");
+	for (i = 0; i < __TOKEN_USE_MAX; i++) {
+		add_name_plain(token_use_names[i], text);
+		token_str_addn(text, " ", 1);
+		token_str_add_u64(text, desc->uses[i]);
+	}
+	token_str_addn(text, "\n", 1);
+	add_u64_line(text, "denials", desc->denials);
 	if (desc->userns_ino)
-		fprintf(f, "\tuserns: %llu\n",
-			(unsigned long long)desc->userns_ino);
+		add_u64_line(text, "userns", desc->userns_ino);
 	if (desc->depth)
-		fprintf(f, "\tdepth: %u\n", desc->depth);
-	if (desc->cgroup_id && token_cgroup_path(desc->cgroup_id))
-		fprintf(f, "\tcgroup: %s\n", token_cgroup_path(desc->cgroup_id));
-	else if (desc->cgroup_id)
-		fprintf(f, "\tcgroup: %llu\n",
-			(unsigned long long)desc->cgroup_id);
+		add_u64_line(text, "depth", desc->depth);
+	cgroup_path = desc->cgroup_id ? token_cgroup_path(desc->cgroup_id) : NULL;
+	if (cgroup_path) {
+		token_str_add(text, "\tcgroup: ");
+		token_str_add(text, cgroup_path);
+		token_str_addn(text, "\n", 1);
+	} else if (desc->cgroup_id) {
+		add_u64_line(text, "cgroup", desc->cgroup_id);
+	}
 	if (desc->flags & BPF_TOKEN_INFO_REVOKED)
-		fprintf(f, "\trevoked\n");
+		token_str_add(text, "\trevoked\n");
 }
 
-static void print_token_plain(FILE *f, const struct token_desc *desc)
+void token_desc_plain(FILE *f, const struct token_desc *desc)
 {
-	fprintf(f, "%s\n", desc->path);
-	token_desc_plain(f, desc);
+	struct token_str text = {};
+
+	add_desc_plain(&text, desc, NULL);
+	put_text(f, &text);
+}
+
+static void add_token_plain(struct token_str *text,
+			    const struct token_desc *desc,
+			    struct sets_text *last)
+{
+	token_str_add(text, desc->path);
+	token_str_addn(text, "\n", 1);
+	add_desc_plain(text, desc, last);
 }
 
 /* token needs -------------------------------------------------------------*/
@@ -974,6 +1048,7 @@ out:
 static int show_one(const char *path)
 {
 	struct token_desc desc = {};
+	struct token_str text = {};
 	int ret;
 
 	ret = token_show_delegated(path);
@@ -983,12 +1058,12 @@ static int show_one(const char *path)
 		return -1;
 
 	/* one token: one object, as "bpftool prog show id N" prints */
-	if (json_output)
+	if (json_output) {
 		print_token_json(&desc);
-	else
-		print_token_plain(stdout, &desc);
-
-	return 0;
+		return 0;
+	}
+	add_token_plain(&text, &desc, NULL);
+	return put_text(stdout, &text) ? 0 : -1;
 }
 
 /* The tokens pinned on every BPF FS */
@@ -1040,31 +1115,24 @@ static int desc_cmp(const void *a, const void *b)
 	return strcmp(da->path, db->path);
 }
 
-/* Print @list in plain text with one write(): bpftool's stdout is
- * line-buffered, a list of thousands of tokens would take a write() per
- * line.
+/* Print @list in plain text, a buffer of 64 KiB at a time: bpftool's
+ * stdout is line-buffered, a list of thousands of tokens would take a
+ * write() per line.
  */
 static int print_list_plain(const struct token_list *list)
 {
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f;
+	struct sets_text last = {};
+	struct token_str text = {};
+	bool ok = true;
+	size_t i;
 
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		p_err("mem alloc failed");
-		return -1;
+	for (i = 0; ok && i < list->cnt; i++) {
+		add_token_plain(&text, &list->tokens[i], &last);
+		if (text.len >= 65536 || text.oom || i + 1 == list->cnt)
+			ok = put_text(stdout, &text);
 	}
-	for (i = 0; i < list->cnt; i++)
-		print_token_plain(f, &list->tokens[i]);
-	if (fclose(f)) {
-		p_err("mem alloc failed");
-		free(buf);
-		return -1;
-	}
-	fwrite(buf, 1, len, stdout);
-	free(buf);
-	return 0;
+	token_str_free(&last.text);
+	return ok ? 0 : -1;
 }
 
 static int show_all(void)

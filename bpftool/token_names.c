@@ -304,7 +304,7 @@ out_err:
 void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 			 void *ctx)
 {
-	__u64 unknown = 0;
+	__u64 unknown = 0, rest;
 	const char *name;
 	unsigned int bit;
 	char hex[24];
@@ -314,9 +314,9 @@ void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 		return;
 	}
 
-	for (bit = 0; bit < TOKEN_NR_BITS; bit++) {
-		if (!(mask & (1ULL << bit)))
-			continue;
+	/* only the bits set: list prints the sets of thousands of tokens */
+	for (rest = mask; rest; rest &= rest - 1) {
+		bit = __builtin_ctzll(rest);
 		name = token_bit_name(set, bit);
 		if (name)
 			cb(name, ctx);
@@ -361,6 +361,44 @@ fail:
 	/* what was there before, without a piece of this */
 	if (s->buf)
 		s->buf[s->len] = '\0';
+}
+
+void token_str_addn(struct token_str *s, const char *text, size_t len)
+{
+	size_t cap;
+	char *tmp;
+
+	if (s->oom)
+		return;
+	if (s->cap - s->len <= len) {
+		cap = (s->len + len + 1) * 2;
+		tmp = realloc(s->buf, cap);
+		if (!tmp) {
+			s->oom = true;
+			return;
+		}
+		s->buf = tmp;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, text, len);
+	s->len += len;
+	s->buf[s->len] = '\0';
+}
+
+void token_str_add(struct token_str *s, const char *text)
+{
+	token_str_addn(s, text, strlen(text));
+}
+
+void token_str_add_u64(struct token_str *s, __u64 v)
+{
+	char digits[20], *p = digits + sizeof(digits);
+
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	token_str_addn(s, p, digits + sizeof(digits) - p);
 }
 
 void token_str_addf(struct token_str *s, const char *fmt, ...)

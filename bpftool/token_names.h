@@ -98,8 +98,8 @@ void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 			 void *ctx);
 
 /* A string built piece by piece, bpftool's token code's one way to make
- * messages and lines: zeroed, then added to with token_str_addf() and
- * token_str_add_mask(), then taken or freed. @buf is the text so far, always
+ * messages and lines: zeroed, then added to with token_str_addf(),
+ * token_str_add() and the like, then taken or freed. @buf is the text so far, always
  * terminated, NULL until something is added. After an allocation fails,
  * @oom is set and nothing more is added.
  */
@@ -115,6 +115,13 @@ void token_str_vaddf(struct token_str *s, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 void token_str_addf(struct token_str *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* @len bytes of @text; @text; @v in decimal. Without a format to parse:
+ * token list builds the text of thousands of tokens with these.
+ */
+void token_str_addn(struct token_str *s, const char *text, size_t len);
+void token_str_add(struct token_str *s, const char *text);
+void token_str_add_u64(struct token_str *s, __u64 v);
 
 /* The elements of @mask (see token_mask_for_each()), @sep between them */
 void token_str_add_mask(struct token_str *s, enum token_set set, __u64 mask,

@@ -146,17 +146,18 @@ def _body(src, name):
 
 
 def show_keys(bpftool_dir):
-    """The keys `token show` prints, from token.c's print_token_plain() and
-    print_token_json() (and the token_desc_plain() and token_desc_json()
-    they call, and print_cgroup_json()), with the set names of
-    token_names.c's table (and, in JSON, the names of the token's uses), as
-    sorted ("plain", KEY) pairs, then ("json", KEY) pairs."""
+    """The keys `token show` prints, from token.c's builders of the plain
+    text, add_token_plain() and add_desc_plain() (a "\\tKEY" in a string,
+    or the KEY of an add_u64_line() call), and print_token_json() (and the
+    token_desc_json() it calls, and print_cgroup_json()), with the set names
+    of token_names.c's table (and, in JSON, the names of the token's uses),
+    as sorted ("plain", KEY) pairs, then ("json", KEY) pairs."""
     src = read(bpftool_dir + '/token.c')
     sets = re.findall(r'\{ "\w+",\s+"(allowed_\w+)"', read(bpftool_dir + '/token_names.c'))
     uses = re.findall(r'\[TOKEN_USE_\w+\]\s*= "(\w+)"', src)
-    plain = set(sets) | set(re.findall(
-        r'\\t([\w-]+)',
-        _body(src, 'print_token_plain') + _body(src, 'token_desc_plain')))
+    plain_src = _body(src, 'add_token_plain') + _body(src, 'add_desc_plain')
+    plain = set(sets) | set(re.findall(r'\\t([\w-]+)', plain_src)) | set(
+        re.findall(r'add_u64_line\(\w+, "([\w-]+)"', plain_src))
     json = set(sets) | set(uses) | set(re.findall(
         r'jsonw_\w+\(json_wtr, "(\w+)"',
         _body(src, 'print_token_json') + _body(src, 'token_desc_json') +

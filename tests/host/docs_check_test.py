@@ -60,11 +60,11 @@ static void print_token_json(struct bpf_token_info *info)
 	print_cgroup_json(fd);
 }
 
-static void print_token_plain(struct bpf_token_info *info)
+static void add_desc_plain(struct token_str *text, struct bpf_token_info *info)
 {
-	printf("\tid: %u\n", info->id);
-	printf("\trevoked\n");
-	printf("\troot-equivalent\n");
+	add_u64_line(text, "id", info->id);
+	token_str_add(text, "\trevoked\n");
+	token_str_add(text, "\troot-equivalent\n");
 }
 
 static void print_other(void)

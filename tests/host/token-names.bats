@@ -30,7 +30,7 @@ setup() {
 	fi
 }
 
-@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words, formats, root-equivalent types)" {
+@test "token_names: unit tests (round trips, case, prefixes, any, numbers, bad words, formats, root-equivalent types, the text builder)" {
 	run "$TNT"
 	echo "$output"
 	[[ $status == 0 ]]

@@ -319,6 +319,46 @@ static void test_snprintf(void)
 	CHECK(!token_bit_name(__TOKEN_SET_MAX, 0), "");
 }
 
+/* The builder of list's plain text: pieces, numbers, growth past its
+ * first allocation, the text terminated after each piece.
+ */
+static void test_str(void)
+{
+	static const __u64 nums[] = { 0, 7, 10, 4294967296ULL, ~0ULL };
+	static const char *const texts[] = {
+		"0", "7", "10", "4294967296", "18446744073709551615",
+	};
+	struct token_str s = {};
+	char want[64];
+	size_t i, len = 0;
+	char *text;
+
+	token_str_addn(&s, "", 0);
+	CHECK(s.buf && !strcmp(s.buf, "") && !s.len, "");
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		token_str_add(&s, "\tn: ");
+		token_str_add_u64(&s, nums[i]);
+		token_str_addn(&s, "\nrest", 1);
+		snprintf(want, sizeof(want), "\tn: %s\n", texts[i]);
+		len += strlen(want);
+		CHECK(s.len == len && strlen(s.buf) == len, "len %zu, want %zu",
+		      s.len, len);
+		CHECK(!strcmp(s.buf + len - strlen(want), want), "'%s'", s.buf);
+	}
+	/* far past any earlier capacity, in one piece */
+	memset(want, 'x', sizeof(want) - 1);
+	want[sizeof(want) - 1] = '\0';
+	for (i = 0; i < 100; i++)
+		token_str_add(&s, want);
+	len += 100 * (sizeof(want) - 1);
+	CHECK(s.len == len && strlen(s.buf) == len && s.cap > len && !s.oom,
+	      "len %zu", s.len);
+	text = token_str_take(&s);
+	CHECK(text && !strncmp(text, "\tn: 0\n\tn: 7\n", 12), "'%.20s'", text);
+	CHECK(!s.buf && !s.len && !s.cap, "");
+	free(text);
+}
+
 static void join_line(const char *line, void *out)
 {
 	if (((char *)out)[0])
@@ -451,6 +491,7 @@ int main(int argc, char **argv)
 	test_any_and_numbers();
 	test_errors();
 	test_snprintf();
+	test_str();
 	test_formats();
 	test_root_equiv();
 
