@@ -44,10 +44,11 @@
  *    N tokens unlinked (the same walk over the others alone), in alternating
  *    order. Cost per token = (list with N - list without) / N. Two more
  *    references explain bpftool's cost: the floor plus bpftool's type check
- *    (readlink of /proc/self/fd/N), and a minimal C lister (readdir() with
- *    d_type, open read-only, type check, info, no output) timed like
- *    bpftool, with and without the tokens. `bpftool token show PATH` (one
- *    token) is timed too, and `bpftool version` for the cost of a run.
+ *    (readlinkat() of N in /proc/self/fd), and a minimal C lister
+ *    (readdir() with d_type, open read-only, type check, info, no output)
+ *    timed like bpftool, with and without the tokens. `bpftool token show
+ *    PATH` (one token) is timed too, and `bpftool version` for the cost of
+ *    a run.
  *
  * m  memory and create rate: /proc/meminfo's Slab: and /proc/slabinfo before
  *    and after creating TOKENS tokens (BPF_TOKEN_CREATE, which also pins).

@@ -74,7 +74,7 @@ void print_table(FILE *f)
 		fprintf(f, "\nbpftool token list: %d other pins, 2 BPF FS, 100 directories; one bpftool run\n"
 			   "costs %.1f ms (`bpftool version`). us/token = (list - list without the tokens) / tokens;\n"
 			   "floor = BPF_OBJ_GET + BPF_OBJ_GET_INFO_BY_FD + close per token pin, +check = the floor\n"
-			   "and bpftool's type check (readlink of /proc/self/fd/N); lister = a minimal C lister\n"
+			   "and bpftool's type check (readlinkat of N in /proc/self/fd); lister = a minimal C lister\n"
 			   "(readdir with d_type, open, check, info, no output), per token like us/token.\n\n",
 			cfg.others, spawn_ms);
 		fprintf(f, "%7s %7s %8s %8s %8s %8s %6s %8s %7s %8s %8s %8s %6s\n", "tokens", "others",

@@ -320,14 +320,22 @@ static int count_listed(void)
 	return cnt;
 }
 
-/* Is @fd a BPF token? The way bpftool tells: the name of its anon inode */
+/* Is @fd a BPF token? The way bpftool tells: the name of its anon inode,
+ * read through an fd of /proc/self/fd opened once (the bench forks only
+ * to exec).
+ */
 static bool fd_is_token(int fd)
 {
-	char path[64], buf[64];
+	static int dir_fd = -1;
+	char name[16], buf[64];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, buf, sizeof(buf) - 1);
+	if (dir_fd < 0)
+		dir_fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d", fd);
+	n = readlinkat(dir_fd, name, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return false;
 	buf[n] = '\0';
