@@ -330,56 +330,62 @@ void token_mask_for_each(enum token_set set, __u64 mask, token_name_cb cb,
 	}
 }
 
+/* Nothing more is added to @s; its text stays what it was, without a
+ * piece of what failed.
+ */
+static void str_fail(struct token_str *s)
+{
+	s->oom = true;
+	if (s->buf)
+		s->buf[s->len] = '\0';
+}
+
+/* Room in @s for @n more characters and the NUL, or false (str_fail()) */
+static bool str_room(struct token_str *s, size_t n)
+{
+	size_t cap;
+	char *tmp;
+
+	if (s->cap - s->len > n)
+		return true;
+	cap = (s->len + n + 1) * 2;
+	tmp = realloc(s->buf, cap);
+	if (!tmp) {
+		str_fail(s);
+		return false;
+	}
+	s->buf = tmp;
+	s->cap = cap;
+	return true;
+}
+
 void token_str_vaddf(struct token_str *s, const char *fmt, va_list ap)
 {
-	size_t room = s->cap - s->len, cap;
 	va_list copy;
-	char *tmp;
 	int n;
 
 	if (s->oom)
 		return;
 	va_copy(copy, ap);
-	n = vsnprintf(s->buf ? s->buf + s->len : NULL, room, fmt, copy);
+	n = vsnprintf(s->buf ? s->buf + s->len : NULL, s->cap - s->len, fmt,
+		      copy);
 	va_end(copy);
-	if (n < 0)
-		goto fail;
-	if ((size_t)n >= room) {
-		cap = (s->len + n + 1) * 2;
-		tmp = realloc(s->buf, cap);
-		if (!tmp)
-			goto fail;
-		s->buf = tmp;
-		s->cap = cap;
-		vsnprintf(s->buf + s->len, cap - s->len, fmt, ap);
+	if (n < 0) {
+		str_fail(s);
+		return;
+	}
+	if ((size_t)n >= s->cap - s->len) {
+		if (!str_room(s, n))
+			return;
+		vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
 	}
 	s->len += n;
-	return;
-
-fail:
-	s->oom = true;
-	/* what was there before, without a piece of this */
-	if (s->buf)
-		s->buf[s->len] = '\0';
 }
 
 void token_str_addn(struct token_str *s, const char *text, size_t len)
 {
-	size_t cap;
-	char *tmp;
-
-	if (s->oom)
+	if (s->oom || !str_room(s, len))
 		return;
-	if (s->cap - s->len <= len) {
-		cap = (s->len + len + 1) * 2;
-		tmp = realloc(s->buf, cap);
-		if (!tmp) {
-			s->oom = true;
-			return;
-		}
-		s->buf = tmp;
-		s->cap = cap;
-	}
 	memcpy(s->buf + s->len, text, len);
 	s->len += len;
 	s->buf[s->len] = '\0';
