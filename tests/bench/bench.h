@@ -36,6 +36,7 @@
 #define KEEP_CGROUP	CGROUP_ROOT "/bench-keep"	/* its sibling, see attach_setup() */
 #define XDP_DEV		"bench-xdp0"
 #define ATTACH_BUDGET	1.02	/* the most the attach check may cost: checked/cap */
+#define OPS_BUDGET	1.01	/* the most a token may cost an operation: token/cap, nobody/cap */
 #define MAX_BATCH	512
 #define MAX_ROUNDS	120
 
