@@ -85,6 +85,7 @@ run_subtest() {
 @test "token/prog_token_no_cap_by_prog" { run_subtest prog_token_no_cap_by_prog; }
 @test "token/prog_token_bpf_bind" { run_subtest prog_token_bpf_bind; }
 @test "token/token_array_mask" { run_subtest token_array_mask; }
+@test "token/prog_token_cap_bpf_loads" { run_subtest prog_token_cap_bpf_loads; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
