@@ -31,7 +31,7 @@ run_subtest() {
 	run "$BIN" -l
 	[ "$status" -eq 0 ]
 	diff <(printf '%s\n' "$output") \
-		<(grep -oE '^@test "token/[a-z_]+"' "$BATS_TEST_FILENAME" |
+		<(grep -oE '^@test "token/[a-z0-9_]+"' "$BATS_TEST_FILENAME" |
 		  sed -E 's/^@test "(.*)"/\1/')
 }
 
@@ -86,6 +86,7 @@ run_subtest() {
 @test "token/prog_token_bpf_bind" { run_subtest prog_token_bpf_bind; }
 @test "token/token_array_mask" { run_subtest token_array_mask; }
 @test "token/prog_token_cap_bpf_loads" { run_subtest prog_token_cap_bpf_loads; }
+@test "token/prog_token_spec_v4" { run_subtest prog_token_spec_v4; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
