@@ -89,6 +89,7 @@ run_subtest() {
 @test "token/prog_token_spec_v4" { run_subtest prog_token_spec_v4; }
 @test "token/token_sock_attach" { run_subtest token_sock_attach; }
 @test "token/token_sk_storage_diag" { run_subtest token_sk_storage_diag; }
+@test "token/token_tracing_attach" { run_subtest token_tracing_attach; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
