@@ -135,3 +135,33 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ $output == "Error: "*"SUITE<TAB>TEST<TAB>REASON"* ]]
 }
+
+@test "parity: a holder's refusals by the series' rules are named; any other difference fails" {
+	mkdir -p "$D/par"
+	cat >"$D/par/parity-root.out" <<-'EOF2'
+	#1/p tc run @@shim prog_type=3 token=0 ret=0@@2 cases OK
+	#2/p cg write @@shim prog_type=8 token=0 ret=0@@OK
+	#3/p xdp plain @@shim prog_type=6 token=0 ret=0@@OK
+	#3/u xdp plain @@shim prog_type=6 token=0 ret=0@@OK
+	EOF2
+	cat >"$D/par/parity-all.out" <<-'EOF2'
+	#1/p tc run @@shim prog_type=3 token=1 ret=0@@FAIL: Unexpected bpf_prog_test_run error (Operation not permitted) (run 1/2) FAIL: Unexpected bpf_prog_test_run error (Operation not permitted) (run 2/2) 
+	#2/p cg write @@shim prog_type=8 token=1 ret=-13@@FAIL
+	Failed to load prog 'Permission denied'!
+	invalid bpf_context access off=8 size=4
+	#3/p xdp plain @@shim prog_type=6 token=1 ret=0@@OK
+	#3/u xdp plain @@shim prog_type=6 token=0 ret=0@@OK
+	EOF2
+	cp "$D/par/parity-all.out" "$D/par/parity-notrace.out"
+	run python3 "$R" parity "$D/par"
+	[ "$status" -eq 0 ]
+	[[ $output != *MISSING* ]]
+	[[ $output == *"1/p tc run: root ok, token fail [test run: netns rule; prog types 3]"* ]]
+	[[ $output == *"2/p cg write: root ok, token fail [mark/priority write: loader; prog types 8]"* ]]
+	[[ $output == *"token allowing everything: by reason: mark/priority write: loader 1, test run: netns rule 1"* ]]
+	# any other difference through the token that allows everything fails
+	sed -i 's/^#3\/p xdp plain \(.*\)OK$/#3\/p xdp plain \1FAIL/' "$D/par/parity-all.out"
+	run python3 "$R" parity "$D/par"
+	[ "$status" -eq 1 ]
+	[[ $output == *"3/p xdp plain: root ok, token fail [other; prog types 6]"* ]]
+}
