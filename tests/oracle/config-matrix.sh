@@ -156,15 +156,12 @@ build_one() {
 		targets=$(dirs_for | tr '\n' ' ')
 	fi
 	echo "$targets" >"$kobj/cm-targets"
-	# Objects of the directories are compiled again (a warning is printed
-	# only when its object is compiled; ccache replays the warnings of a
-	# hit), then the build.
-	local d
-	for d in $targets; do
-		[[ $d == vmlinux ]] && d=.
-		[[ $d == */ || $d == . ]] || { rm -f "$kobj/$d"; continue; }
-		[[ ! -d $kobj/$d ]] || find "$kobj/$d" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
-	done
+	# Every object is compiled again (a warning is printed only when its
+	# object is compiled; ccache replays the warnings of a hit), then the
+	# build. Objects outside the targets go too: those that an earlier
+	# run's build_definers left, or of an earlier list of targets, would
+	# otherwise count as this run's, with their undefined symbols.
+	find "$kobj" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
 	# shellcheck disable=SC2086
 	cm_make "$kobj" "$src" "$arch" $targets >"$kobj/cm-build.log" 2>&1 || rc=$?
 	# file: warning: text [-Wflag], without line and column; objtool and
