@@ -93,6 +93,7 @@ run_subtest() {
 @test "token/token_trace_links" { run_subtest token_trace_links; }
 @test "token/token_tc_attach" { run_subtest token_tc_attach; }
 @test "token/token_struct_ops_update" { run_subtest token_struct_ops_update; }
+@test "token/token_revoked_unchecked" { run_subtest token_revoked_unchecked; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
