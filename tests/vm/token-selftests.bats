@@ -95,6 +95,7 @@ run_subtest() {
 @test "token/token_struct_ops_update" { run_subtest token_struct_ops_update; }
 @test "token/token_revoked_unchecked" { run_subtest token_revoked_unchecked; }
 @test "token/token_net_map_gate" { run_subtest token_net_map_gate; }
+@test "token/token_kptr_map" { run_subtest token_kptr_map; }
 @test "token/token_attach_paths" { run_subtest token_attach_paths; }
 @test "token/token_ext_target" { run_subtest token_ext_target; }
 @test "token/token_relaxed_verifier" { run_subtest token_relaxed_verifier; }
